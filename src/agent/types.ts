@@ -1,0 +1,65 @@
+/**
+ * The runner interface every agent back end implements (provider API runner now, the code-agent
+ * CLI runner later). Data flows in one direction: a prompt and a workspace in, text and usage out.
+ */
+import type { TokenUsage } from '../review/types.js';
+
+/** Tool names (CONTRACT §8); REVIEWER gets Read/Glob/Grep/submit_review, WORKER adds Write/Edit/Bash. */
+export type ToolName = 'Read' | 'Glob' | 'Grep' | 'Write' | 'Edit' | 'Bash' | 'submit_review';
+
+/** One message of a conversation, kept between runs so a later run continues it. */
+export interface ConversationMessage {
+  role: 'user' | 'assistant';
+  /** Plain text of the message (tool traffic is not kept across runs). */
+  content: string;
+}
+
+/** Progress events streamed while the agent runs (for CLI progress and server logs). */
+export type AgentEvent =
+  | { type: 'turn'; turn: number; maxTurns: number }
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; tool: string; input: unknown }
+  | { type: 'tool_result'; tool: string; isError: boolean; summary: string }
+  | { type: 'usage'; usage: TokenUsage };
+
+/** Input of one agent run. */
+export interface AgentRunOptions {
+  /** Absolute path of the workspace; every tool is confined to it. */
+  workspaceDir: string;
+  systemPrompt: string;
+  /** The new user message. */
+  prompt: string;
+  /** Earlier messages of this conversation, oldest first. */
+  history?: ConversationMessage[];
+  tools: ToolName[];
+  /** Upper bound on model calls (agent turns). */
+  maxTurns: number;
+  /** Receives progress events; must not throw. */
+  onEvent?: (event: AgentEvent) => void;
+  signal?: AbortSignal;
+}
+
+/** Output of one agent run. */
+export interface AgentRunResult {
+  /** Final assistant text. */
+  text: string;
+  /**
+   * Arguments of the last `submit_review` tool call, unvalidated, when the model called it
+   * (CONTRACT §7 lets the model deliver its review either way).
+   */
+  submitted?: unknown;
+  /** Identifies the conversation (API runner: a generated id; CLI runner: the agent's session id). */
+  sessionId: string;
+  /** Model identifier actually used, e.g. `claude-sonnet-4-5`. */
+  model: string;
+  usage: TokenUsage;
+  /** Number of model calls made. */
+  turns: number;
+  /** `history` + this run's prompt and final answer, for the next run. */
+  messages: ConversationMessage[];
+}
+
+/** An agent back end. `run` throws `AgentError` on provider errors, the turn limit or abort. */
+export interface AgentRunner {
+  run(options: AgentRunOptions): Promise<AgentRunResult>;
+}

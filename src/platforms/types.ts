@@ -1,0 +1,143 @@
+/**
+ * The one contract every code-hosting platform implements (GitHub, GitLab). Everything downstream
+ * (review, jobs, CLI, server) talks to a platform only through this interface.
+ */
+
+/** Registered platform names (CONTRACT §4). */
+export type PlatformName = 'github' | 'gitlab';
+
+/** Which side of a diff a line belongs to: RIGHT = the head (new) file, LEFT = the base (old) file. */
+export type DiffSide = 'RIGHT' | 'LEFT';
+
+/** A pull/merge request as reported by the platform API. */
+export interface PullRequestInfo {
+  /** Full name of the base repository, e.g. `acme/widgets` (GitLab: the full project path). */
+  repoFullName: string;
+  number: number;
+  title: string;
+  /** Description of the pull request (may be empty). */
+  body: string;
+  state: 'open' | 'closed' | 'merged';
+  authorUsername: string;
+  headBranch: string;
+  headSha: string;
+  baseBranch: string;
+  baseSha: string;
+  /** Clone URL of the repository holding the head branch (`clone_url` / `http_url_to_repo`). */
+  headCloneUrl: string;
+  /** Full name of the repository holding the head branch. */
+  headRepoFullName: string;
+  /** True when the head branch lives in another repository (a fork). */
+  isFork: boolean;
+  htmlUrl: string;
+}
+
+/** Status of a file in a pull request's diff (GitHub's values). */
+export type FileStatus = 'added' | 'removed' | 'modified' | 'renamed' | 'copied' | 'changed' | 'unchanged';
+
+/** One file of a pull request's diff. */
+export interface PullRequestFile {
+  /** Path in the head revision (for a removed file: its path in the base). */
+  path: string;
+  /** Path in the base revision when the file was renamed or copied. */
+  previousPath?: string;
+  status: FileStatus;
+  additions: number;
+  deletions: number;
+  /**
+   * Unified-diff hunks of this file (starting at the first `@@` header, no `diff --git`/`---`/`+++`
+   * header lines). Absent for binary files and for diffs the platform truncated.
+   */
+  patch?: string;
+}
+
+/** A comment already present on the pull request (conversation or inline). */
+export interface ExistingComment {
+  id: string;
+  kind: 'issue_comment' | 'review_comment' | 'review';
+  authorUsername: string;
+  body: string;
+  /** Inline comments only. */
+  path?: string;
+  line?: number;
+  side?: DiffSide;
+  createdAt: string;
+  /** GitLab discussions only: true when the thread is resolved. */
+  resolved?: boolean;
+}
+
+/** One inline comment of a review as submitted to the platform. */
+export interface InlineComment {
+  path: string;
+  /** Last line of the commented range, numbered in the file on `side`. */
+  line: number;
+  side: DiffSide;
+  /** First line of a multi-line range (same side), when the range has more than one line. */
+  startLine?: number;
+  /** Markdown body, already including any rendered suggestion block. */
+  body: string;
+}
+
+/** A review to submit: one body plus inline comments, pinned to the head commit it was made on. */
+export interface ReviewSubmission {
+  body: string;
+  comments: InlineComment[];
+  /** Head SHA the line numbers refer to. */
+  commitSha: string;
+}
+
+/** Where a reply goes: a review-comment thread, a GitLab discussion, or the PR conversation. */
+export interface ReplyTarget {
+  repoFullName: string;
+  prNumber: number;
+  /** Reply in the thread of this inline review comment (GitHub) when set. */
+  inReplyToCommentId?: string;
+  /** Reply in this discussion (GitLab) when set. */
+  discussionId?: string;
+}
+
+/** A comment the bot can react to. */
+export interface CommentTarget {
+  repoFullName: string;
+  prNumber: number;
+  commentId: string;
+  commentType: 'issue_comment' | 'review_comment' | 'review';
+}
+
+/** Something the platform created, e.g. a review or a comment. */
+export interface Posted {
+  id: string;
+  url: string;
+}
+
+/** Username/password pair for git over HTTP (CONTRACT §4: `x-access-token`/`oauth2` + token). */
+export interface GitCredentials {
+  username: string;
+  password: string;
+}
+
+/**
+ * A code-hosting platform. Methods throw `AuthError` on rejected credentials and `PlatformError`
+ * on other API failures (`retryable` when a retry could succeed).
+ */
+export interface Platform {
+  readonly name: PlatformName;
+  /** Pull request details: branch, SHAs, state, clone URL. */
+  getPullRequest(repoFullName: string, prNumber: number): Promise<PullRequestInfo>;
+  /** Every changed file with its patch (all pages). */
+  listPullRequestFiles(repoFullName: string, prNumber: number): Promise<PullRequestFile[]>;
+  /** Every existing comment: conversation, inline and review bodies (all pages). */
+  listComments(repoFullName: string, prNumber: number): Promise<ExistingComment[]>;
+  /** Logins that identify the bot itself (authenticated account; App: `<slug>[bot]`). */
+  getBotUsernames(): Promise<string[]>;
+  /** Adds a reaction (e.g. `eyes`) to a comment. */
+  addReaction(target: CommentTarget, reaction: 'eyes'): Promise<void>;
+  /** Posts a reply in the thread of `target`, or as a PR comment. */
+  postReply(target: ReplyTarget, body: string): Promise<Posted>;
+  /** Submits one review with inline comments (GitHub event `COMMENT`). */
+  submitReview(repoFullName: string, prNumber: number, review: ReviewSubmission): Promise<Posted>;
+  /** Credentials for git over HTTP, fresh enough for the next git command. */
+  getGitCredentials(): Promise<GitCredentials>;
+  /** Renders a suggested replacement for lines `startLine..line` in this platform's syntax. */
+  renderSuggestion(suggestion: string, lineCount: number): string;
+}

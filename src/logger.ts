@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { pino, type Logger as PinoLogger } from 'pino';
-import { SecretMasker } from './secrets.js';
+import type { SecretMasker } from './secrets.js';
 
 /** The logger type used across the project (pino's). */
 export type Logger = PinoLogger;

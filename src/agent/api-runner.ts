@@ -1,0 +1,159 @@
+/**
+ * The provider-API agent runner: drives an LLM through the AI SDK's tool loop (`streamText`) with
+ * the workspace-confined tools of CONTRACT §8, forwarding progress and returning the final answer.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isStepCount, streamText, type ModelMessage } from 'ai';
+import { AgentError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { SecretMasker, secretValues } from '../secrets.js';
+import { providerAgentError } from './provider-error.js';
+import { createLanguageModel, resolveApiKey, type ProviderId } from './providers.js';
+import { consumeAgentStream } from './stream-progress.js';
+import { buildTools, type SubmitReviewInput } from './tools/index.js';
+import type {
+  AgentEvent,
+  AgentRunner,
+  AgentRunOptions,
+  AgentRunResult,
+  ConversationMessage,
+} from './types.js';
+
+/** SDK retries of a failed model call (429, 5xx, network) before the run fails. */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** Sent instead of an empty prompt (lifecycle triggers have none; providers refuse empty messages). */
+export const EMPTY_PROMPT_STAND_IN = 'Please proceed as instructed.';
+
+/** Options of `createApiRunner`. */
+export interface ApiRunnerOptions {
+  provider: ProviderId;
+  /** Model id; default: the provider's default (see `PROVIDERS`). */
+  model?: string;
+  /** `agent.base_url`, used as given; see `resolveBaseUrl` for the other sources. */
+  baseUrl?: string;
+  /** Where API keys and `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` are read (usually `process.env`). */
+  env: NodeJS.ProcessEnv;
+  /** HTTP client for the provider API (tests pass none: real HTTP to a loopback fake). */
+  fetch?: typeof fetch;
+  /** Masks secrets in tool output and errors; the API key is added to it. Default: one built from `env`. */
+  masker?: SecretMasker;
+  logger?: Logger;
+  /** SDK retries per model call; default `DEFAULT_MAX_RETRIES` (2). */
+  maxRetries?: number;
+}
+
+/**
+ * Creates an `AgentRunner` that calls the provider's API directly.
+ * Throws `ConfigError` at once when the provider's key (or, for `openai-compatible`, base URL or
+ * model) is missing. `run()` throws `AgentError` with a short, secret-free message when the
+ * provider fails (after retries), the run is aborted, or `maxTurns` model calls were made while
+ * the model still called tools without having submitted a review.
+ */
+export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
+  const { model, modelId } = createLanguageModel(
+    { provider: options.provider, model: options.model, baseUrl: options.baseUrl },
+    options.env,
+    options.fetch,
+  );
+  const masker =
+    options.masker ?? new SecretMasker([...secretValues(process.env), ...secretValues(options.env)]);
+  masker.add(resolveApiKey(options.provider, options.env));
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+
+  async function run(runOptions: AgentRunOptions): Promise<AgentRunResult> {
+    const log = options.logger;
+    const emit = (event: AgentEvent) => {
+      try {
+        runOptions.onEvent?.(event);
+      } catch (error) {
+        log?.warn({ err: String(error) }, 'agent event handler threw');
+      }
+    };
+    const rootReal = await realpath(runOptions.workspaceDir).catch(() => {
+      throw new AgentError(`workspace ${runOptions.workspaceDir} does not exist`);
+    });
+    const maxTurns = Math.max(1, Math.floor(runOptions.maxTurns));
+    const history = runOptions.history ?? [];
+    // HOME of Bash subprocesses: outside the workspace, fresh per run, removed afterwards.
+    const homeDir = await mkdtemp(path.join(tmpdir(), 'reviewbot-home-'));
+    let submitted: SubmitReviewInput | undefined;
+    try {
+      const tools = buildTools(runOptions.tools, {
+        rootReal,
+        homeDir,
+        masker,
+        signal: runOptions.signal,
+        onSubmit: (review) => {
+          submitted = review;
+        },
+      });
+      const result = streamText({
+        model,
+        instructions: runOptions.systemPrompt,
+        messages: toModelMessages(history, runOptions.prompt),
+        tools,
+        toolCallConcurrency: 1,
+        stopWhen: [isStepCount(maxTurns), () => submitted !== undefined],
+        maxRetries,
+        abortSignal: runOptions.signal,
+        onError: () => {
+          // Reported as an `error` part of the stream and turned into an AgentError below.
+        },
+      });
+      const outcome = await consumeAgentStream(result.fullStream, maxTurns, emit).catch((error: unknown) => {
+        throw providerAgentError(options.provider, error, masker);
+      });
+      if (outcome.warnings.length > 0) log?.debug({ warnings: outcome.warnings }, 'LLM call warnings');
+      if (runOptions.signal?.aborted || outcome.aborted) throw new AgentError('agent run aborted');
+      if (outcome.error !== undefined) {
+        const error = providerAgentError(options.provider, outcome.error, masker);
+        log?.warn({ provider: options.provider, model: modelId, turns: outcome.turns }, error.message);
+        throw error;
+      }
+      if (submitted === undefined && outcome.lastFinishReason === 'tool-calls') {
+        throw new AgentError(
+          `the agent reached the turn limit (${maxTurns} model calls) while still calling tools`,
+        );
+      }
+      log?.debug({ model: modelId, turns: outcome.turns, usage: outcome.usage }, 'agent run finished');
+      const answer =
+        outcome.finalText !== '' ? outcome.finalText : submitted ? JSON.stringify(submitted) : '';
+      const transcript: ConversationMessage[] = [
+        ...history,
+        { role: 'user', content: runOptions.prompt },
+        ...(answer === '' ? [] : [{ role: 'assistant' as const, content: answer }]),
+      ];
+      return {
+        text: outcome.finalText,
+        ...(submitted === undefined ? {} : { submitted }),
+        sessionId: randomUUID(),
+        model: modelId,
+        usage: outcome.usage,
+        turns: outcome.turns,
+        messages: transcript,
+      };
+    } finally {
+      await rm(homeDir, { recursive: true, force: true });
+    }
+  }
+
+  return { run };
+}
+
+/**
+ * The conversation sent to the model: `history` then `prompt` as the new user message. Providers
+ * refuse empty messages, so empty history entries are skipped and an empty prompt is replaced by
+ * `EMPTY_PROMPT_STAND_IN`.
+ */
+export function toModelMessages(history: readonly ConversationMessage[], prompt: string): ModelMessage[] {
+  return [
+    ...history
+      .filter((message) => message.content.trim() !== '')
+      .map((message): ModelMessage => ({ role: message.role, content: message.content })),
+    { role: 'user', content: prompt.trim() === '' ? EMPTY_PROMPT_STAND_IN : prompt },
+  ];
+}

@@ -1,0 +1,181 @@
+/**
+ * LLM providers of the API runner (CONTRACT §3): identifiers, API-key variables, base URLs and
+ * default models, and the factory that turns a provider choice into an AI SDK language model.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogle } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import { ConfigError } from '../errors.js';
+
+/** Provider identifiers accepted in `agent.provider` / `AGENT_PROVIDER` (CONTRACT §3). */
+export const PROVIDER_IDS = [
+  'anthropic',
+  'openai',
+  'google',
+  'deepseek',
+  'groq',
+  'together',
+  'fireworks',
+  'openrouter',
+  'openai-compatible',
+] as const;
+
+/** One of `PROVIDER_IDS`. */
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+/** How a provider is reached: its key variables (first set wins), official URL and default model. */
+export interface ProviderInfo {
+  keyVars: readonly string[];
+  /** Official API base, in the AI SDK's convention (with the version path). Empty: none. */
+  officialBaseUrl: string;
+  /** Model used when `agent.model` is unset. Empty: the model must be configured. */
+  defaultModel: string;
+}
+
+/** Provider table. Sources: each provider's API reference (base URLs as of 2025). */
+export const PROVIDERS: Record<ProviderId, ProviderInfo> = {
+  anthropic: {
+    keyVars: ['ANTHROPIC_API_KEY'],
+    officialBaseUrl: 'https://api.anthropic.com/v1',
+    defaultModel: 'claude-sonnet-4-5',
+  },
+  openai: {
+    keyVars: ['OPENAI_API_KEY'],
+    officialBaseUrl: 'https://api.openai.com/v1',
+    defaultModel: 'gpt-5',
+  },
+  google: {
+    keyVars: ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
+    officialBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+    defaultModel: 'gemini-2.5-pro',
+  },
+  deepseek: {
+    keyVars: ['DEEPSEEK_API_KEY'],
+    officialBaseUrl: 'https://api.deepseek.com/v1',
+    defaultModel: 'deepseek-chat',
+  },
+  groq: {
+    keyVars: ['GROQ_API_KEY'],
+    officialBaseUrl: 'https://api.groq.com/openai/v1',
+    defaultModel: 'openai/gpt-oss-120b',
+  },
+  together: {
+    keyVars: ['TOGETHER_API_KEY'],
+    officialBaseUrl: 'https://api.together.xyz/v1',
+    defaultModel: 'Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8',
+  },
+  fireworks: {
+    keyVars: ['FIREWORKS_API_KEY'],
+    officialBaseUrl: 'https://api.fireworks.ai/inference/v1',
+    defaultModel: 'accounts/fireworks/models/qwen3-coder-480b-a35b-instruct',
+  },
+  openrouter: {
+    keyVars: ['OPENROUTER_API_KEY'],
+    officialBaseUrl: 'https://openrouter.ai/api/v1',
+    defaultModel: 'anthropic/claude-sonnet-4.5',
+  },
+  'openai-compatible': { keyVars: ['AGENT_API_KEY'], officialBaseUrl: '', defaultModel: '' },
+};
+
+/** True when `value` is one of `PROVIDER_IDS`. */
+export function isProviderId(value: string): value is ProviderId {
+  return (PROVIDER_IDS as readonly string[]).includes(value);
+}
+
+/** Which provider and model to use, as configured (`agent.provider`, `agent.model`, `agent.base_url`). */
+export interface ProviderChoice {
+  provider: ProviderId;
+  model?: string;
+  /** `agent.base_url` / `AGENT_BASE_URL`: used exactly as given (with the version path). */
+  baseUrl?: string;
+}
+
+/** A ready language model and the model id it calls. */
+export interface CreatedLanguageModel {
+  model: LanguageModel;
+  modelId: string;
+}
+
+/**
+ * Returns the API base URL for `choice`, in the AI SDK's convention (version path included):
+ * `choice.baseUrl` as given; else for `anthropic` `ANTHROPIC_BASE_URL` (Anthropic SDK convention,
+ * without `/v1`, so `/v1` is appended unless already there) and for `openai` `OPENAI_BASE_URL`
+ * (OpenAI SDK convention, with `/v1`, as is); else the official URL. `undefined` when none applies
+ * (only `openai-compatible`).
+ */
+export function resolveBaseUrl(choice: ProviderChoice, env: NodeJS.ProcessEnv): string | undefined {
+  const given = choice.baseUrl?.trim();
+  if (given) return stripTrailingSlash(given);
+  if (choice.provider === 'anthropic' && env.ANTHROPIC_BASE_URL?.trim()) {
+    const base = stripTrailingSlash(env.ANTHROPIC_BASE_URL.trim());
+    return base.endsWith('/v1') ? base : `${base}/v1`;
+  }
+  if (choice.provider === 'openai' && env.OPENAI_BASE_URL?.trim()) {
+    return stripTrailingSlash(env.OPENAI_BASE_URL.trim());
+  }
+  return PROVIDERS[choice.provider].officialBaseUrl || undefined;
+}
+
+/** The API key for `provider` from `env` (the first of its key variables that is set), if any. */
+export function resolveApiKey(provider: ProviderId, env: NodeJS.ProcessEnv): string | undefined {
+  for (const name of PROVIDERS[provider].keyVars) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/**
+ * Creates the AI SDK language model for `choice`, reading the API key from `env` (CONTRACT §3)
+ * and sending every request through `fetchImpl` (default: global fetch). OpenAI is used through
+ * Chat Completions (`.chat`), not the Responses API; the OpenAI-compatible vendors through
+ * `@ai-sdk/openai-compatible` with their official base URLs.
+ * Throws `ConfigError` listing every problem: an unknown provider, a missing key (naming its
+ * variable), or for `openai-compatible` a missing `agent.base_url` or `agent.model`.
+ */
+export function createLanguageModel(
+  choice: ProviderChoice,
+  env: NodeJS.ProcessEnv,
+  fetchImpl?: typeof fetch,
+): CreatedLanguageModel {
+  if (!isProviderId(choice.provider)) {
+    throw new ConfigError([
+      `agent.provider (AGENT_PROVIDER): unknown provider "${String(choice.provider)}"; expected one of ${PROVIDER_IDS.join(', ')}`,
+    ]);
+  }
+  const info = PROVIDERS[choice.provider];
+  const issues: string[] = [];
+  const apiKey = resolveApiKey(choice.provider, env);
+  if (!apiKey) {
+    issues.push(`${info.keyVars.join(' or ')} is not set (API key of agent.provider "${choice.provider}")`);
+  }
+  const baseURL = resolveBaseUrl(choice, env);
+  if (!baseURL)
+    issues.push(`agent.base_url (AGENT_BASE_URL) is required for agent.provider "${choice.provider}"`);
+  const modelId = choice.model?.trim() || info.defaultModel;
+  if (!modelId) issues.push(`agent.model (AGENT_MODEL) is required for agent.provider "${choice.provider}"`);
+  if (issues.length > 0 || !apiKey || !baseURL) throw new ConfigError(issues);
+
+  const common = { apiKey, baseURL, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
+  switch (choice.provider) {
+    case 'anthropic':
+      return { model: createAnthropic(common)(modelId), modelId };
+    case 'openai':
+      return { model: createOpenAI(common).chat(modelId), modelId };
+    case 'google':
+      return { model: createGoogle(common)(modelId), modelId };
+    default:
+      return {
+        model: createOpenAICompatible({ ...common, name: choice.provider, includeUsage: true }).chatModel(
+          modelId,
+        ),
+        modelId,
+      };
+  }
+}
+
+function stripTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

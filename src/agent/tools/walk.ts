@@ -1,0 +1,64 @@
+/**
+ * Walks workspace files for Glob and Grep: skips `.git`, never descends a symlinked directory, and
+ * yields a symlinked file only when its real path stays inside the workspace and outside `.git`.
+ */
+import type { Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { hasGitSegment, isInsideRoot } from './confine.js';
+
+/** Most directory entries one walk visits; beyond it the walk stops and reports truncation. */
+export const MAX_WALK_ENTRIES = 200_000;
+
+/** Files found by `walkFiles`, as workspace-relative POSIX paths, unsorted. */
+export interface WalkResult {
+  files: string[];
+  /** True when `MAX_WALK_ENTRIES` was reached before the walk finished. */
+  truncated: boolean;
+}
+
+/**
+ * Lists the files under the workspace-relative directory `startRelative` (`.` = root) of the
+ * workspace whose real path is `rootReal`. Stops early when `signal` aborts (throws its reason).
+ */
+export async function walkFiles(
+  rootReal: string,
+  startRelative: string,
+  signal?: AbortSignal,
+  maxEntries = MAX_WALK_ENTRIES,
+): Promise<WalkResult> {
+  const files: string[] = [];
+  const pending = [startRelative];
+  let visited = 0;
+  while (pending.length > 0) {
+    signal?.throwIfAborted();
+    const dirRelative = pending.pop() as string;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(path.join(rootReal, dirRelative), { withFileTypes: true });
+    } catch {
+      continue; // unreadable or vanished directory
+    }
+    for (const entry of entries) {
+      if (++visited > maxEntries) return { files, truncated: true };
+      if (entry.name.toLowerCase() === '.git') continue;
+      const relative = dirRelative === '.' ? entry.name : `${dirRelative}/${entry.name}`;
+      if (entry.isDirectory()) pending.push(relative);
+      else if (entry.isFile()) files.push(relative);
+      else if (entry.isSymbolicLink() && (await isConfinedFileLink(rootReal, relative))) files.push(relative);
+    }
+  }
+  return { files, truncated: false };
+}
+
+/** True when the symlink `relative` resolves to a regular file inside the workspace, outside `.git`. */
+async function isConfinedFileLink(rootReal: string, relative: string): Promise<boolean> {
+  try {
+    const real = await realpath(path.join(rootReal, relative));
+    if (!isInsideRoot(rootReal, real)) return false;
+    if (hasGitSegment(path.relative(rootReal, real).split(path.sep).join('/'))) return false;
+    return (await stat(real)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/** The `reviewbot` command line (CONTRACT §2). Wiring only: each command lives in its own module. */
+import { Command, CommanderError, Option } from 'commander';
+import { runReviewCommand } from './review-command.js';
+
+// The AI SDK prints warnings to stderr by default; our runner logs them through pino instead.
+globalThis.AI_SDK_LOG_WARNINGS = false;
+
+const program = new Command()
+  .name('reviewbot')
+  .description('Self-hosted pull-request review bot')
+  .version('0.1.0')
+  .exitOverride()
+  .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+program
+  .command('review')
+  .description('review one pull/merge request and print the result (posts it unless --dry-run)')
+  .argument('<ref>', 'owner/repo#N, group/subgroup/project#N (GitLab), or a pull/merge request URL')
+  .option('--dry-run', 'print the review without posting it', false)
+  .option('--prompt <text>', 'extra instructions for the reviewer')
+  .option('--json', 'print the result as one JSON object on stdout', false)
+  .addOption(new Option('--platform <name>', 'platform of the reference').choices(['github', 'gitlab']))
+  .option('--config <file>', 'YAML configuration file')
+  .action(async (ref: string, opts: Record<string, unknown>) => {
+    process.exitCode = await runReviewCommand({
+      ref,
+      dryRun: opts.dryRun === true,
+      json: opts.json === true,
+      ...(typeof opts.prompt === 'string' ? { prompt: opts.prompt } : {}),
+      ...(opts.platform === 'github' || opts.platform === 'gitlab' ? { platform: opts.platform } : {}),
+      ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
+    });
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // --help and --version exit 0; every other parse error is a usage error (exit 2).
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else {
+    process.stderr.write(`reviewbot: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * `parsePrRef()` (seed "CLI request flow", CONTRACT §2): `owner/repo#N` (GitLab: any
+ * `group/subgroup/project#N`) or a pull/merge request URL. Pure; no network.
+ */
+import { UsageError } from '../errors.js';
+import type { PlatformName } from '../platforms/types.js';
+
+/** A parsed pull/merge request reference. */
+export interface PrRef {
+  repoFullName: string;
+  prNumber: number;
+  /** Set when the reference's form decides the platform (a URL). */
+  platform?: PlatformName;
+  /** Web host of a URL reference, e.g. `github.com`. */
+  host?: string;
+}
+
+const SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
+const EXPECTED = 'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL';
+
+function validNumber(text: string): number | undefined {
+  if (!/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+function validPath(segments: string[]): boolean {
+  return (
+    segments.length >= 2 &&
+    segments.every((s) => SEGMENT.test(s) && s !== '.' && s !== '..' && !s.endsWith('.git'))
+  );
+}
+
+function fail(ref: string, why?: string): never {
+  throw new UsageError(`invalid pull request reference "${ref}"${why ? ` (${why})` : ''}: ${EXPECTED}`);
+}
+
+function parseUrl(ref: string): PrRef {
+  let url: URL;
+  try {
+    url = new URL(ref);
+  } catch {
+    return fail(ref, 'not a valid URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(ref, 'not an http(s) URL');
+  const parts = url.pathname.split('/').filter((p) => p !== '');
+  const dash = parts.indexOf('-');
+  if (dash >= 2 && parts[dash + 1] === 'merge_requests') {
+    const prNumber = validNumber(parts[dash + 2] ?? '');
+    const repo = parts.slice(0, dash);
+    if (prNumber === undefined || !validPath(repo)) fail(ref);
+    return { repoFullName: repo.join('/'), prNumber, platform: 'gitlab', host: url.host };
+  }
+  if (parts.length >= 4 && parts[2] === 'pull') {
+    const prNumber = validNumber(parts[3] ?? '');
+    const repo = parts.slice(0, 2);
+    if (prNumber === undefined || !validPath(repo)) fail(ref);
+    return { repoFullName: repo.join('/'), prNumber, platform: 'github', host: url.host };
+  }
+  return fail(ref, 'not a pull request or merge request URL');
+}
+
+/**
+ * Parses `ref`. With `platform` = `github`, the repository must be exactly `owner/repo`.
+ * @throws UsageError naming the expected form (exit code 2).
+ */
+export function parsePrRef(ref: string, platform?: PlatformName): PrRef {
+  const text = ref.trim();
+  if (/^https?:\/\//i.test(text)) {
+    const parsed = parseUrl(text);
+    if (platform && parsed.platform !== platform)
+      fail(ref, `a ${parsed.platform} URL but --platform ${platform}`);
+    return parsed;
+  }
+  const hash = text.lastIndexOf('#');
+  if (hash < 0) fail(ref, 'missing #N');
+  const prNumber = validNumber(text.slice(hash + 1));
+  if (prNumber === undefined) fail(ref, 'N must be a whole number >= 1');
+  const segments = text.slice(0, hash).split('/');
+  if (!validPath(segments)) fail(ref, 'bad repository name');
+  if (segments.length > 2 && platform !== 'gitlab') {
+    fail(ref, platform ? 'GitHub repositories are owner/repo' : 'nested paths need --platform gitlab');
+  }
+  return { repoFullName: segments.join('/'), prNumber };
+}

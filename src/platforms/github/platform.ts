@@ -1,0 +1,235 @@
+/** The GitHub implementation of `Platform` on Octokit (REST v3). */
+import type { Logger } from '../../logger.js';
+import type {
+  CommentTarget,
+  DiffSide,
+  ExistingComment,
+  GitCredentials,
+  Platform,
+  Posted,
+  PullRequestFile,
+  PullRequestInfo,
+  ReplyTarget,
+  ReviewSubmission,
+} from '../types.js';
+import { createGitHubClient, type GitHubClient } from './client.js';
+import type { GitHubSettings } from './credentials.js';
+import { toPlatformError } from './errors.js';
+
+function splitRepo(fullName: string): { owner: string; repo: string } {
+  const [owner, repo, ...rest] = fullName.split('/');
+  if (!owner || !repo || rest.length > 0) throw new Error(`not a GitHub repository name: ${fullName}`);
+  return { owner, repo };
+}
+
+function side(value: string | null | undefined): DiffSide | undefined {
+  return value === 'LEFT' || value === 'RIGHT' ? value : undefined;
+}
+
+/** Options of `createGitHubPlatform`. */
+export interface GitHubPlatformOptions {
+  settings: GitHubSettings;
+  logger: Logger;
+  fetch?: typeof fetch;
+}
+
+/** Creates the GitHub platform for `settings`. Methods throw `AuthError`/`PlatformError` (see `toPlatformError`). */
+export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
+  const client: GitHubClient = createGitHubClient(options);
+  const { settings } = options;
+  let botUsernames: Promise<string[]> | undefined;
+
+  async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw toPlatformError(error, what);
+    }
+  }
+
+  return {
+    name: 'github',
+
+    getPullRequest(repoFullName, prNumber) {
+      return call(`fetch pull request ${repoFullName}#${prNumber}`, async (): Promise<PullRequestInfo> => {
+        const { data } = await client.rest.pulls.get({ ...splitRepo(repoFullName), pull_number: prNumber });
+        const headRepo = data.head.repo;
+        return {
+          repoFullName,
+          number: data.number,
+          title: data.title,
+          body: data.body ?? '',
+          state: data.merged_at ? 'merged' : data.state === 'open' ? 'open' : 'closed',
+          authorUsername: data.user?.login ?? '',
+          headBranch: data.head.ref,
+          headSha: data.head.sha,
+          baseBranch: data.base.ref,
+          baseSha: data.base.sha,
+          headCloneUrl: headRepo?.clone_url ?? data.base.repo.clone_url,
+          headRepoFullName: headRepo?.full_name ?? repoFullName,
+          isFork: headRepo ? headRepo.full_name !== data.base.repo.full_name : true,
+          htmlUrl: data.html_url,
+        };
+      });
+    },
+
+    listPullRequestFiles(repoFullName, prNumber) {
+      return call(`list the files of ${repoFullName}#${prNumber}`, async (): Promise<PullRequestFile[]> => {
+        const files = await client.paginate(client.rest.pulls.listFiles, {
+          ...splitRepo(repoFullName),
+          pull_number: prNumber,
+          per_page: 100,
+        });
+        return files.map((f) => ({
+          path: f.filename,
+          ...(f.previous_filename ? { previousPath: f.previous_filename } : {}),
+          status: f.status,
+          additions: f.additions,
+          deletions: f.deletions,
+          ...(f.patch !== undefined ? { patch: f.patch } : {}),
+        }));
+      });
+    },
+
+    listComments(repoFullName, prNumber) {
+      return call(
+        `list the comments of ${repoFullName}#${prNumber}`,
+        async (): Promise<ExistingComment[]> => {
+          const params = { ...splitRepo(repoFullName), per_page: 100 };
+          const [issueComments, reviewComments, reviews] = await Promise.all([
+            client.paginate(client.rest.issues.listComments, { ...params, issue_number: prNumber }),
+            client.paginate(client.rest.pulls.listReviewComments, { ...params, pull_number: prNumber }),
+            client.paginate(client.rest.pulls.listReviews, { ...params, pull_number: prNumber }),
+          ]);
+          const out: ExistingComment[] = [];
+          for (const c of issueComments) {
+            out.push({
+              id: String(c.id),
+              kind: 'issue_comment',
+              authorUsername: c.user?.login ?? '',
+              body: c.body ?? '',
+              createdAt: c.created_at,
+            });
+          }
+          for (const c of reviewComments) {
+            const line = c.line ?? c.original_line ?? undefined;
+            const s = side(c.side);
+            out.push({
+              id: String(c.id),
+              kind: 'review_comment',
+              authorUsername: c.user?.login ?? '',
+              body: c.body,
+              path: c.path,
+              ...(line ? { line } : {}),
+              ...(s ? { side: s } : {}),
+              createdAt: c.created_at,
+            });
+          }
+          for (const r of reviews) {
+            if (!r.body) continue;
+            out.push({
+              id: String(r.id),
+              kind: 'review',
+              authorUsername: r.user?.login ?? '',
+              body: r.body,
+              createdAt: r.submitted_at ?? '',
+            });
+          }
+          return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+        },
+      );
+    },
+
+    getBotUsernames() {
+      botUsernames ??= call('identify the bot account', async () => {
+        if (settings.auth.kind === 'app') {
+          const { data } = await client.rest.apps.getAuthenticated();
+          const slug = data && 'slug' in data && typeof data.slug === 'string' ? data.slug : undefined;
+          return slug ? [`${slug}[bot]`] : [];
+        }
+        const { data } = await client.rest.users.getAuthenticated();
+        return [data.login];
+      }).catch((error: unknown) => {
+        botUsernames = undefined;
+        throw error;
+      });
+      return botUsernames;
+    },
+
+    async addReaction(target: CommentTarget, reaction) {
+      const params = {
+        ...splitRepo(target.repoFullName),
+        comment_id: Number(target.commentId),
+        content: reaction,
+      };
+      await call(`add a reaction to comment ${target.commentId}`, async () => {
+        if (target.commentType === 'review_comment') {
+          await client.rest.reactions.createForPullRequestReviewComment(params);
+        } else if (target.commentType === 'issue_comment') {
+          await client.rest.reactions.createForIssueComment(params);
+        }
+        // Review bodies cannot carry reactions on GitHub; nothing to do.
+      });
+    },
+
+    postReply(target: ReplyTarget, body) {
+      return call(`post a reply on ${target.repoFullName}#${target.prNumber}`, async (): Promise<Posted> => {
+        const repo = splitRepo(target.repoFullName);
+        if (target.inReplyToCommentId) {
+          const { data } = await client.rest.pulls.createReplyForReviewComment({
+            ...repo,
+            pull_number: target.prNumber,
+            comment_id: Number(target.inReplyToCommentId),
+            body,
+          });
+          return { id: String(data.id), url: data.html_url };
+        }
+        const { data } = await client.rest.issues.createComment({
+          ...repo,
+          issue_number: target.prNumber,
+          body,
+        });
+        return { id: String(data.id), url: data.html_url };
+      });
+    },
+
+    submitReview(repoFullName, prNumber, review: ReviewSubmission) {
+      return call(`submit a review on ${repoFullName}#${prNumber}`, async (): Promise<Posted> => {
+        const { data } = await client.rest.pulls.createReview({
+          ...splitRepo(repoFullName),
+          pull_number: prNumber,
+          commit_id: review.commitSha,
+          event: 'COMMENT',
+          body: review.body,
+          comments: review.comments.map((c) => ({
+            path: c.path,
+            line: c.line,
+            side: c.side,
+            ...(c.startLine !== undefined && c.startLine < c.line
+              ? { start_line: c.startLine, start_side: c.side }
+              : {}),
+            body: c.body,
+          })),
+        });
+        return { id: String(data.id), url: data.html_url };
+      });
+    },
+
+    async getGitCredentials(): Promise<GitCredentials> {
+      if (settings.auth.kind === 'token')
+        return { username: 'x-access-token', password: settings.auth.token };
+      const auth = (await call('mint an installation token', () =>
+        client.auth({ type: 'installation' }),
+      )) as {
+        token: string;
+      };
+      return { username: 'x-access-token', password: auth.token };
+    },
+
+    renderSuggestion(suggestion) {
+      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
+      const fence = body.includes('```') ? '````' : '```';
+      return `${fence}suggestion\n${body}${fence}`;
+    },
+  };
+}

@@ -1,0 +1,5 @@
+/** Imports every platform module so each registers its factory, and re-exports the registry. */
+import './github/index.js';
+
+export { buildPlatforms, registeredPlatforms, registerPlatform } from './registry.js';
+export type * from './types.js';

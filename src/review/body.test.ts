@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { buildReviewBody, lineCountOf, renderInlineBody } from './body.js';
+import { fencedBlock } from './markdown.js';
+import type { Finding } from './types.js';
+
+const finding = (overrides: Partial<Finding>): Finding => ({
+  path: 'src/a.ts',
+  line: 12,
+  side: 'RIGHT',
+  body: 'Off by one.',
+  ...overrides,
+});
+
+/** A GitHub-like renderer that records what it was asked for. */
+const githubSuggestion = (text: string, lines: number): string =>
+  `\`\`\`suggestion\n${text}\n\`\`\`<!-- ${lines} -->`;
+
+describe('renderInlineBody', () => {
+  it.each<{ name: string; input: Partial<Finding>; expected: string }>([
+    { name: 'body only, trimmed', input: { body: '  Off by one.\n' }, expected: 'Off by one.' },
+    {
+      name: 'single-line suggestion',
+      input: { suggestion: 'i < n' },
+      expected: 'Off by one.\n\n```suggestion\ni < n\n```<!-- 1 -->',
+    },
+    {
+      name: 'multi-line suggestion replaces startLine..line',
+      input: { startLine: 10, suggestion: 'a\nb' },
+      expected: 'Off by one.\n\n```suggestion\na\nb\n```<!-- 3 -->',
+    },
+    {
+      name: 'LEFT suggestion is never rendered',
+      input: { side: 'LEFT', suggestion: 'x' },
+      expected: 'Off by one.',
+    },
+    {
+      name: 'suggestion without body',
+      input: { body: ' ', suggestion: 'x' },
+      expected: '```suggestion\nx\n```<!-- 1 -->',
+    },
+  ])('$name', ({ input, expected }) => {
+    expect(renderInlineBody(finding(input), githubSuggestion)).toBe(expected);
+  });
+
+  it.each<[Partial<Finding>, number]>([
+    [{}, 1],
+    [{ startLine: 12 }, 1],
+    [{ startLine: 8 }, 5],
+    [{ startLine: 20 }, 1],
+  ])('lineCountOf(%o) = %i', (input, expected) => {
+    expect(lineCountOf(finding(input))).toBe(expected);
+  });
+});
+
+describe('buildReviewBody', () => {
+  it('is the trimmed summary when nothing was rejected', () => {
+    expect(buildReviewBody('  All good.\n', [])).toBe('All good.');
+    expect(buildReviewBody('', [])).toBe('');
+  });
+
+  it('lists rejected findings under "Additional notes (not in diff)" with path:line (side)', () => {
+    const body = buildReviewBody('Summary.', [
+      finding({}),
+      finding({
+        path: 'src/b.ts',
+        line: 20,
+        startLine: 18,
+        side: 'LEFT',
+        body: 'Removed guard.\nWas it needed?',
+      }),
+      finding({ path: 'src/c.ts', line: 0, body: 'Whole file: consider splitting.' }),
+      finding({ path: '', line: 0, body: 'General remark.' }),
+    ]);
+    expect(body).toBe(
+      [
+        'Summary.',
+        '',
+        '### Additional notes (not in diff)',
+        '',
+        '- `src/a.ts:12` (RIGHT): Off by one.',
+        '',
+        '- `src/b.ts:18-20` (LEFT): Removed guard.',
+        '  Was it needed?',
+        '',
+        '- `src/c.ts` (RIGHT): Whole file: consider splitting.',
+        '',
+        '- `general` (RIGHT): General remark.',
+      ].join('\n'),
+    );
+  });
+
+  it('shows a RIGHT suggestion as a plain fenced block that its own backticks cannot close', () => {
+    const body = buildReviewBody('', [finding({ suggestion: 'const s = ```;\n' })]);
+    expect(body).toBe(
+      [
+        '### Additional notes (not in diff)',
+        '',
+        '- `src/a.ts:12` (RIGHT): Off by one.',
+        '',
+        '  Suggested replacement:',
+        '',
+        '  ````',
+        '  const s = ```;',
+        '  ````',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps a body with its own code fence inside the list item', () => {
+    const body = buildReviewBody('', [finding({ body: 'Use:\n\n```ts\nx();\n```' })]);
+    expect(body.split('\n').slice(2)).toEqual([
+      '- `src/a.ts:12` (RIGHT): Use:',
+      '',
+      '  ```ts',
+      '  x();',
+      '  ```',
+    ]);
+  });
+});
+
+describe('fencedBlock', () => {
+  it.each<[string, string, string]>([
+    ['x();', '', '```\nx();\n```'],
+    ['x();\n', 'ts', '```ts\nx();\n```'],
+    ['a\r\nb', '', '```\na\nb\n```'],
+    ['```\nnested\n```', '', '````\n```\nnested\n```\n````'],
+  ])('%j (%s)', (content, info, expected) => {
+    expect(fencedBlock(content, info)).toBe(expected);
+  });
+});

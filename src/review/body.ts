@@ -1,0 +1,86 @@
+/**
+ * Markdown rendering of findings: the body of one inline comment, and the review body that carries
+ * the summary plus every finding that could not be posted inline (CONTRACT §7).
+ */
+import type { Finding } from './types.js';
+import { codeSpan, fencedBlock } from './markdown.js';
+
+/** Heading of the section that lists rejected findings in the review body (CONTRACT §7). */
+export const ADDITIONAL_NOTES_HEADING = 'Additional notes (not in diff)';
+
+/** Number of lines a finding covers: `line - startLine + 1`, or 1 without a valid `startLine`. */
+export function lineCountOf(finding: Pick<Finding, 'line' | 'startLine'>): number {
+  const { line, startLine } = finding;
+  if (startLine === undefined || !Number.isInteger(startLine) || startLine >= line) return 1;
+  return line - startLine + 1;
+}
+
+/**
+ * The Markdown body of one inline comment: the finding's trimmed body, then, for a RIGHT-side
+ * finding with a suggestion, the suggestion in the platform's syntax after a blank line. A LEFT-side
+ * suggestion is never rendered (it would suggest changing the old file).
+ *
+ * @param renderSuggestion the platform's renderer (`Platform.renderSuggestion`), called with the
+ *   suggested replacement text and the number of lines it replaces.
+ */
+export function renderInlineBody(
+  finding: Finding,
+  renderSuggestion: (suggestion: string, lineCount: number) => string,
+): string {
+  const parts: string[] = [];
+  const body = finding.body.trim();
+  if (body.length > 0) parts.push(body);
+  if (finding.suggestion !== undefined && finding.side === 'RIGHT') {
+    parts.push(renderSuggestion(finding.suggestion, lineCountOf(finding)));
+  }
+  return parts.join('\n\n');
+}
+
+/** `path:line` or `path:start-line`, or the bare path when the line is not a positive integer. */
+function locationOf(finding: Finding): string {
+  const path = finding.path.trim();
+  if (path.length === 0) return 'general';
+  if (!Number.isInteger(finding.line) || finding.line < 1) return path;
+  const { startLine } = finding;
+  const range =
+    startLine !== undefined && Number.isInteger(startLine) && startLine >= 1 && startLine < finding.line
+      ? `${startLine}-${finding.line}`
+      : String(finding.line);
+  return `${path}:${range}`;
+}
+
+/** Indents every line but the first by two spaces, so the text stays inside a list item. */
+function indentRest(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(/\n(?=.)/g, '\n  ');
+}
+
+function renderNote(finding: Finding): string {
+  const head = `- ${codeSpan(locationOf(finding))} (${finding.side})`;
+  const body = finding.body.trim();
+  const lines = [body.length > 0 ? `${head}: ${indentRest(body)}` : head];
+  if (finding.suggestion !== undefined && finding.side === 'RIGHT') {
+    lines.push('', `  Suggested replacement:`, '', `  ${indentRest(fencedBlock(finding.suggestion))}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The review body: the trimmed summary, then, when some findings were rejected, a
+ * `### Additional notes (not in diff)` section with one list item per finding —
+ * `` `path:line` (SIDE): body `` (ranges as `path:start-line`), and a RIGHT-side suggestion as a
+ * plain fenced block (not a platform suggestion: it cannot be applied from the review body).
+ *
+ * @param summary the model's summary (may be empty).
+ * @param rejected findings not postable inline, in the order to list them.
+ * @returns Markdown, or `''` when there is neither a summary nor a rejected finding.
+ */
+export function buildReviewBody(summary: string, rejected: Finding[]): string {
+  const sections: string[] = [];
+  const trimmed = summary.trim();
+  if (trimmed.length > 0) sections.push(trimmed);
+  if (rejected.length > 0) {
+    sections.push(`### ${ADDITIONAL_NOTES_HEADING}`);
+    sections.push(rejected.map(renderNote).join('\n\n'));
+  }
+  return sections.join('\n\n');
+}

@@ -1,0 +1,55 @@
+/**
+ * Posting a review result (CONTRACT §2): one review with the kept findings inline, or — when no
+ * finding is postable inline — the body as a comment. If the platform still refuses an inline
+ * comment (422), the findings are folded into the body and posted as a comment, so nothing is lost.
+ */
+import { PlatformError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Platform, Posted, ReplyTarget } from '../platforms/types.js';
+import { buildReviewBody } from './body.js';
+import type { ReviewOutcome } from './execute-review.js';
+
+/** What was posted and how. */
+export interface PostedReview {
+  kind: 'review' | 'comment';
+  posted: Posted;
+}
+
+/**
+ * Posts `outcome` on its pull request. `replyTarget` is where a plain comment goes (the thread of the
+ * mention, when there is one).
+ * @throws AuthError / PlatformError when posting fails.
+ */
+export async function postReview(
+  platform: Platform,
+  outcome: ReviewOutcome,
+  replyTarget: ReplyTarget,
+  logger: Logger,
+): Promise<PostedReview> {
+  const { result, pullRequest } = outcome;
+  if (result.findings.length > 0) {
+    try {
+      const posted = await platform.submitReview(pullRequest.repoFullName, pullRequest.number, {
+        body: result.body,
+        commitSha: outcome.commitSha,
+        comments: result.findings.map((f, i) => ({
+          path: f.path,
+          line: f.line,
+          side: f.side,
+          ...(f.startLine !== undefined ? { startLine: f.startLine } : {}),
+          body: outcome.inlineBodies[i] ?? f.body,
+        })),
+      });
+      return { kind: 'review', posted };
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error.status !== 422) throw error;
+      logger.warn(
+        { err: error.message },
+        'the platform refused the inline comments; posting them in one comment',
+      );
+      const body = buildReviewBody(result.summary, [...result.findings, ...result.rejected]);
+      return { kind: 'comment', posted: await platform.postReply(replyTarget, body) };
+    }
+  }
+  return { kind: 'comment', posted: await platform.postReply(replyTarget, result.body) };
+}

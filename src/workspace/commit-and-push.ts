@@ -1,0 +1,80 @@
+/**
+ * Committing a WORKER's changes in a workspace and pushing them, with the same per-invocation,
+ * environment-only credentials as the clone (CONTRACT §4, §8).
+ */
+import type { GitCredentials } from '../platforms/types.js';
+import type { SecretMasker } from '../secrets.js';
+import { GitError } from '../errors.js';
+import { assertBranchName, assertSafeCloneUrl, runGit } from './git.js';
+import { inspectLocalConfig, type GitRunner } from './local-config.js';
+
+/** Options of `commitAndPush`. */
+export interface CommitAndPushOptions {
+  /** Commit message (any text; passed as one argv element). */
+  message: string;
+  /** Author and committer name. */
+  authorName: string;
+  /** Author and committer e-mail. */
+  authorEmail: string;
+  /**
+   * The repository to push to: the clone URL the platform API reports (http/https, no
+   * credentials). It is passed explicitly rather than read from the workspace, whose `.git/config`
+   * an agent could have pointed elsewhere.
+   */
+  cloneUrl: string;
+  /** Remote branch to push to (`refs/heads/<branch>` of `cloneUrl`). */
+  branch: string;
+  /** HTTP credentials, given to git through its environment only. */
+  credentials: GitCredentials;
+  /** Masks further secrets in git error messages. */
+  masker?: SecretMasker;
+  /** Aborting kills the running git process and rejects with a GitError. */
+  signal?: AbortSignal;
+  /** Time limit of each git invocation in ms (default 10 minutes). */
+  timeoutMs?: number;
+}
+
+/** Result of `commitAndPush`: the pushed commit, or nothing to commit (nothing pushed). */
+export type CommitAndPushResult = { sha: string } | { nothingToCommit: true };
+
+/**
+ * Stages every change in workspace `dir` (`git add -A`: new, modified and deleted files, honouring
+ * `.gitignore`), commits it as `authorName <authorEmail>` (hooks and signing off) and pushes
+ * `HEAD` to `refs/heads/<branch>` of `cloneUrl` (no force); only the push gets the credentials. Returns `{ nothingToCommit: true }` without
+ * committing or pushing when nothing changed.
+ *
+ * Throws GitError (secret-free message) for an invalid branch name, a `cloneUrl` that is not
+ * http(s) or carries credentials, a workspace whose local git configuration holds keys a clone does
+ * not write (see `inspectLocalConfig`; nothing is committed then), or when a git step fails, e.g. the push is rejected as
+ * non-fast-forward or the credentials are refused; the local commit then stays in `dir`.
+ */
+export async function commitAndPush(
+  dir: string,
+  options: CommitAndPushOptions,
+): Promise<CommitAndPushResult> {
+  const base = { cwd: dir, masker: options.masker, signal: options.signal, timeoutMs: options.timeoutMs };
+  const identity = { 'user.name': options.authorName, 'user.email': options.authorEmail };
+  assertSafeCloneUrl(options.cloneUrl);
+  assertBranchName(options.branch);
+  const git: GitRunner = (args, cwd) => runGit(args, { ...base, cwd });
+  const { untrustedKeys } = await inspectLocalConfig(dir, git);
+  if (untrustedKeys.length > 0) {
+    throw new GitError(
+      `refusing to push from ${dir}: its git configuration was modified (${untrustedKeys.slice(0, 5).join(', ')})`,
+    );
+  }
+  await runGit(['add', '--all'], base);
+  const { stdout: status } = await runGit(['status', '--porcelain', '--untracked-files=no'], base);
+  if (status.trim() === '') return { nothingToCommit: true };
+  await runGit(['commit', '--quiet', '--no-verify', '--cleanup=whitespace', '-m', options.message], {
+    ...base,
+    config: identity,
+  });
+  const { stdout: sha } = await runGit(['rev-parse', '--verify', 'HEAD'], base);
+  await runGit(['push', '--quiet', '--no-verify', options.cloneUrl, `HEAD:refs/heads/${options.branch}`], {
+    ...base,
+    credentials: options.credentials,
+    credentialUrl: options.cloneUrl,
+  });
+  return { sha: sha.trim() };
+}

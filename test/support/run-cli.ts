@@ -1,0 +1,40 @@
+/** Runs the built `reviewbot` CLI as a child process (the way a user runs it) and captures its output. */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Absolute path of the built CLI entry point (`npm run build` first). */
+export const CLI_PATH = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../dist/src/cli/index.js',
+);
+
+/** What the CLI did. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node dist/src/cli/index.js ...args` with exactly `env` (plus PATH) and resolves when it exits.
+ * Kills it after `timeoutMs` (default 60 s).
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

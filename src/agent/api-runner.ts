@@ -46,6 +46,9 @@ export interface ApiRunnerOptions {
   maxRetries?: number;
 }
 
+/** Upper bound of tokens the model may generate per call (a review fits well within it). */
+const MAX_OUTPUT_TOKENS = 16_384;
+
 /**
  * Creates an `AgentRunner` that calls the provider's API directly.
  * Throws `ConfigError` at once when the provider's key (or, for `openai-compatible`, base URL or
@@ -97,6 +100,8 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
         messages: toModelMessages(history, runOptions.prompt),
         tools,
         toolCallConcurrency: 1,
+        // Explicit, so unknown model ids do not trigger the SDK's compatibility-mode warning.
+        maxOutputTokens: MAX_OUTPUT_TOKENS,
         stopWhen: [isStepCount(maxTurns), () => submitted !== undefined],
         maxRetries,
         abortSignal: runOptions.signal,

@@ -122,6 +122,8 @@ export interface GitCredentials {
  */
 export interface Platform {
   readonly name: PlatformName;
+  /** Webhook verification and parsing; undefined when the platform's webhook secret is not set. */
+  readonly webhook?: WebhookHandler;
   /** Pull request details: branch, SHAs, state, clone URL. */
   getPullRequest(repoFullName: string, prNumber: number): Promise<PullRequestInfo>;
   /** Every changed file with its patch (all pages). */
@@ -140,4 +142,59 @@ export interface Platform {
   getGitCredentials(): Promise<GitCredentials>;
   /** Renders a suggested replacement for lines `startLine..line` in this platform's syntax. */
   renderSuggestion(suggestion: string, lineCount: number): string;
+}
+
+/** Kinds of incoming events that may start a job (CONTRACT §7 `eventType`). */
+export type EventType = 'comment' | 'pr_opened' | 'pr_push' | 'pr_reopened' | 'pr_ready_for_review';
+
+/**
+ * A platform webhook normalized (CONTRACT §7 "ReviewComment"). Produced only by a platform's webhook
+ * parser; nothing downstream reads raw payloads. Fields the event does not carry are empty strings
+ * (e.g. an `issue_comment` has no head SHA: jobs fetch the pull request anyway).
+ */
+export interface ReviewComment {
+  platform: PlatformName;
+  repoFullName: string;
+  prNumber: number;
+  prBranch: string;
+  baseBranch: string;
+  headSha: string;
+  prTitle: string;
+  /** Id of the comment (or review / note); empty for lifecycle events. */
+  commentId: string;
+  commentType: 'issue_comment' | 'review_comment' | 'review' | 'lifecycle';
+  authorUsername: string;
+  body: string;
+  /** Inline comments only. */
+  filePath?: string;
+  line?: number;
+  diffHunk?: string;
+  /** GitLab discussion of the note; GitHub: id of the review comment a reply belongs to. */
+  discussionId?: string;
+  cloneUrl: string;
+  deliveryId: string;
+  eventType: EventType;
+}
+
+/** A webhook request as received: headers lower-cased, the exact raw body bytes. */
+export interface WebhookRequest {
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+}
+
+/** What a platform made of a verified webhook. */
+export type WebhookParseResult =
+  { kind: 'event'; comment: ReviewComment } | { kind: 'ignored'; reason: string };
+
+/** A platform's webhook verification and parsing (only present when its webhook secret is set). */
+export interface WebhookHandler {
+  /** Checks the signature/token on the raw body, timing-safe. Never throws. */
+  verify(request: WebhookRequest): boolean;
+  /** Delivery id for de-duplication (`X-GitHub-Delivery`, `X-Gitlab-Event-UUID`), when present. */
+  deliveryId(request: WebhookRequest): string | undefined;
+  /**
+   * Turns a verified, JSON-parsed body into a ReviewComment, or says why it is ignored (event kind
+   * not handled, action not `created`, not a pull request, ...). Never throws on odd payloads.
+   */
+  parse(request: WebhookRequest, body: Record<string, unknown>): WebhookParseResult;
 }

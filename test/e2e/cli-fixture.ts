@@ -103,7 +103,12 @@ export function reviewScript(scenario: DiffScenario): ScriptedReply[] {
                 body: 'Magic number: name this constant.',
                 suggestion: 'export const v3 = THREE_HUNDRED;',
               },
-              { path: lines.left.path, line: lines.left.line, side: 'LEFT', body: 'Was this removal intended?' },
+              {
+                path: lines.left.path,
+                line: lines.left.line,
+                side: 'LEFT',
+                body: 'Was this removal intended?',
+              },
               {
                 path: lines.range.path,
                 start_line: lines.range.startLine,
@@ -111,7 +116,11 @@ export function reviewScript(scenario: DiffScenario): ScriptedReply[] {
                 side: 'RIGHT',
                 body: 'These guide lines repeat each other.',
               },
-              { path: lines.offDiff.path, line: lines.offDiff.line, body: 'Unrelated: this file lacks tests.' },
+              {
+                path: lines.offDiff.path,
+                line: lines.offDiff.line,
+                body: 'Unrelated: this file lacks tests.',
+              },
             ],
           },
         },

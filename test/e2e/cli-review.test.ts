@@ -22,12 +22,20 @@ const protocols = [
   {
     name: 'anthropic',
     start: () => startFakeAnthropic({ apiKey: LLM_KEY }),
-    env: (llm: FakeLlm) => ({ AGENT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: LLM_KEY, ANTHROPIC_BASE_URL: llm.url }),
+    env: (llm: FakeLlm) => ({
+      AGENT_PROVIDER: 'anthropic',
+      ANTHROPIC_API_KEY: LLM_KEY,
+      ANTHROPIC_BASE_URL: llm.url,
+    }),
   },
   {
     name: 'openai',
     start: () => startFakeOpenAI({ apiKey: LLM_KEY }),
-    env: (llm: FakeLlm) => ({ AGENT_PROVIDER: 'openai', OPENAI_API_KEY: LLM_KEY, OPENAI_BASE_URL: `${llm.url}/v1` }),
+    env: (llm: FakeLlm) => ({
+      AGENT_PROVIDER: 'openai',
+      OPENAI_API_KEY: LLM_KEY,
+      OPENAI_BASE_URL: `${llm.url}/v1`,
+    }),
   },
 ] as const;
 
@@ -56,14 +64,19 @@ describe.each(protocols)('reviewbot review over $name', (protocol) => {
 
   it('--dry-run prints the review and sends no write request', async () => {
     llm.setScript(reviewScript(fx.scenario));
-    const result = await runCli(['review', 'acme/widgets#7', '--dry-run', '--prompt', 'focus on constants'], env);
+    const result = await runCli(
+      ['review', 'acme/widgets#7', '--dry-run', '--prompt', 'focus on constants'],
+      env,
+    );
     expect(result.stderr).not.toMatch(/reviewbot: /);
     expect(result.code).toBe(0);
     const lines = reviewLines(fx.scenario);
     expect(result.stdout).toContain('Review of acme/widgets#7 "Tune the service constants"');
     expect(result.stdout).toContain(`${lines.right.path}:${lines.right.line} (RIGHT)`);
     expect(result.stdout).toContain(`${lines.left.path}:${lines.left.line} (LEFT)`);
-    expect(result.stdout).toContain(`${lines.range.path}:${lines.range.startLine}-${lines.range.line} (RIGHT)`);
+    expect(result.stdout).toContain(
+      `${lines.range.path}:${lines.range.startLine}-${lines.range.line} (RIGHT)`,
+    );
     expect(result.stdout).toContain('export const v3 = THREE_HUNDRED;');
     expect(result.stdout).toMatch(/Notes not in the diff \(1\)[\s\S]*Unrelated: this file lacks tests\./);
     expect(result.stdout).toMatch(/4500 input \+ 380 output tokens/);
@@ -87,7 +100,11 @@ describe.each(protocols)('reviewbot review over $name', (protocol) => {
     // The second request carries the results of the three escape attempts from the dry run above.
     const escape = llm.requests[2]!.toolResults;
     expect(escape).toHaveLength(3);
-    const expected = [/path leaves the workspace/, /absolute paths are not allowed/, /access to \.git is not allowed/];
+    const expected = [
+      /path leaves the workspace/,
+      /absolute paths are not allowed/,
+      /access to \.git is not allowed/,
+    ];
     for (const [i, r] of escape.entries()) {
       if (protocol.name === 'anthropic') expect(r.isError).toBe(true);
       expect(r.content).toMatch(expected[i]!);
@@ -97,7 +114,9 @@ describe.each(protocols)('reviewbot review over $name', (protocol) => {
     }
     // The legitimate Read returned the file's lines.
     const explore = llm.requests[1]!.toolResults;
-    expect(explore.find((r) => r.toolName === 'Read' || r.content.includes('v3'))?.content).toContain('export const v3 = 300;');
+    expect(explore.find((r) => r.toolName === 'Read' || r.content.includes('v3'))?.content).toContain(
+      'export const v3 = 300;',
+    );
   });
 
   it('posts exactly one review with the right lines and sides, the off-diff finding in its body', async () => {
@@ -114,17 +133,34 @@ describe.each(protocols)('reviewbot review over $name', (protocol) => {
     const lines = reviewLines(fx.scenario);
     const comments = fx.github.reviewComments
       .filter((c) => c.pull_request_review_id === review.id)
-      .map((c) => ({ path: c.path, line: c.line, side: c.side, start_line: c.start_line ?? null, body: c.body }));
+      .map((c) => ({
+        path: c.path,
+        line: c.line,
+        side: c.side,
+        start_line: c.start_line ?? null,
+        body: c.body,
+      }));
     expect(comments).toHaveLength(3);
     expect(comments).toContainEqual(
-      expect.objectContaining({ path: lines.right.path, line: lines.right.line, side: 'RIGHT', start_line: null }),
+      expect.objectContaining({
+        path: lines.right.path,
+        line: lines.right.line,
+        side: 'RIGHT',
+        start_line: null,
+      }),
     );
     expect(comments.find((c) => c.side === 'RIGHT' && c.path === lines.right.path)?.body).toContain(
       '```suggestion\nexport const v3 = THREE_HUNDRED;\n```',
     );
-    expect(comments).toContainEqual(expect.objectContaining({ path: lines.left.path, line: lines.left.line, side: 'LEFT' }));
     expect(comments).toContainEqual(
-      expect.objectContaining({ path: lines.range.path, line: lines.range.line, start_line: lines.range.startLine }),
+      expect.objectContaining({ path: lines.left.path, line: lines.left.line, side: 'LEFT' }),
+    );
+    expect(comments).toContainEqual(
+      expect.objectContaining({
+        path: lines.range.path,
+        line: lines.range.line,
+        start_line: lines.range.startLine,
+      }),
     );
     expect(result.stdout).toMatch(/Posted as a review: http/);
     expect(fx.github.violations).toEqual([]);
@@ -139,7 +175,11 @@ describe.each(protocols)('reviewbot review over $name', (protocol) => {
     // The three inline findings were posted by the previous test, so they are repeats now.
     expect(parsed.findings).toEqual([]);
     expect(parsed.rejected).toEqual([
-      expect.objectContaining({ path: reviewLines(fx.scenario).offDiff.path, side: 'RIGHT', body: 'Unrelated: this file lacks tests.' }),
+      expect.objectContaining({
+        path: reviewLines(fx.scenario).offDiff.path,
+        side: 'RIGHT',
+        body: 'Unrelated: this file lacks tests.',
+      }),
     ]);
     expect(parsed).toMatchObject({ model: 'test-model', usage: { inputTokens: 4500, outputTokens: 380 } });
     expect(typeof parsed.sessionId).toBe('string');
@@ -181,19 +221,22 @@ describe('reviewbot review failures', () => {
     ANTHROPIC_BASE_URL: llm.url,
   });
 
-  it.each([['acme/widgets'], ['acme/widgets#0'], ['acme#3'], ['https://github.com/acme/widgets/issues/7'], ['a/b/c#1']])(
-    'exits 2 on the bad reference %j without any network call',
-    async (ref) => {
-      const before = fx.github.requests.length + fx.github.gitRequests.length;
-      const result = await runCli(['review', ref], env());
-      expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/expected owner\/repo#N/);
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-      expect(result.stdout).toBe('');
-      expect(fx.github.requests.length + fx.github.gitRequests.length).toBe(before);
-      expect(llm.requests).toHaveLength(0);
-    },
-  );
+  it.each([
+    ['acme/widgets'],
+    ['acme/widgets#0'],
+    ['acme#3'],
+    ['https://github.com/acme/widgets/issues/7'],
+    ['a/b/c#1'],
+  ])('exits 2 on the bad reference %j without any network call', async (ref) => {
+    const before = fx.github.requests.length + fx.github.gitRequests.length;
+    const result = await runCli(['review', ref], env());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/expected owner\/repo#N/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    expect(fx.github.requests.length + fx.github.gitRequests.length).toBe(before);
+    expect(llm.requests).toHaveLength(0);
+  });
 
   it('exits 2 naming the key on a bad configuration value', async () => {
     const result = await runCli(['review', 'acme/widgets#7'], { ...env(), AGENT_MAX_TURNS: 'many' });
@@ -208,7 +251,10 @@ describe('reviewbot review failures', () => {
   });
 
   it('exits 1 with a clear message when GitHub answers 401', async () => {
-    const result = await runCli(['review', 'acme/widgets#7'], { ...env(), CODEHOST_TOKEN: 'ghp_wrongToken000000000000' });
+    const result = await runCli(['review', 'acme/widgets#7'], {
+      ...env(),
+      CODEHOST_TOKEN: 'ghp_wrongToken000000000000',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/GitHub rejected the credentials .*401.*CODEHOST_TOKEN/);
     expect(result.stderr).not.toContain('ghp_wrongToken000000000000');
@@ -217,7 +263,12 @@ describe('reviewbot review failures', () => {
 
   it('exits 1 and posts nothing when the model provider fails', async () => {
     llm.setScript([
-      { error: { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long' } } } },
+      {
+        error: {
+          status: 400,
+          body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long' } },
+        },
+      },
     ]);
     const result = await runCli(['review', 'acme/widgets#7'], env());
     expect(result.code).toBe(1);

@@ -89,7 +89,9 @@ describe('self review of this repository', () => {
             name: 'submit_review',
             input: {
               summary: 'Reviewed the latest commits of reviewbot itself.',
-              comments: [{ path: target.path, line: target.line, side: 'RIGHT', body: 'Worth a second look.' }],
+              comments: [
+                { path: target.path, line: target.line, side: 'RIGHT', body: 'Worth a second look.' },
+              ],
             },
           },
         ],

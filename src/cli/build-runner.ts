@@ -1,27 +1,51 @@
-/** Chooses the agent runner from the configuration (provider API runner; code-agent CLI later). */
+/**
+ * Chooses the agent runner from the configuration: `agent.provider` set → the provider API runner;
+ * unset → the code-agent CLI runner (Claude Code through the optional Agent SDK).
+ */
 import { createApiRunner } from '../agent/api-runner.js';
+import { createClaudeCodeRunner } from '../agent/claude-code/runner.js';
+import { isClaudeAgentSdkInstalled, MISSING_SDK_MESSAGE } from '../agent/claude-code/sdk-loader.js';
 import type { AgentRunner } from '../agent/types.js';
 import type { RawConfig } from '../config/schema.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SecretMasker } from '../secrets.js';
 
+/** Dependencies of `buildRunner` that tests replace. */
+export interface BuildRunnerDeps {
+  /** Whether `@anthropic-ai/claude-agent-sdk` can be loaded; default: resolves it. */
+  sdkInstalled?: () => boolean;
+}
+
 /**
  * Builds the agent runner for `config.agent`.
- * @throws UsageError when no provider is set (the code-agent CLI runner is not available yet), or
- *   ConfigError when the provider's key is missing.
+ * - `agent.provider` set: the provider API runner (`agent.model`, `agent.base_url`).
+ * - unset: the Claude Code runner (`agent.model`, `agent.cli_path`, `agent.max_turns`,
+ *   `agent.base_url` or `ANTHROPIC_BASE_URL`, sessions under `workspace.base_dir`).
+ * @throws UsageError (exit 2) when no provider is set and the Agent SDK is not installed, naming
+ *   both fixes (`npm install @anthropic-ai/claude-agent-sdk`, or set AGENT_PROVIDER); ConfigError
+ *   when the chosen runner's credential is missing.
  */
 export function buildRunner(
   config: RawConfig,
   env: NodeJS.ProcessEnv,
   masker: SecretMasker,
   logger: Logger,
+  deps: BuildRunnerDeps = {},
 ): AgentRunner {
-  const { provider, model, base_url: baseUrl } = config.agent;
+  const { provider, model, base_url: baseUrl, cli_path: cliPath, max_turns: maxTurns } = config.agent;
   if (!provider) {
-    throw new UsageError(
-      'agent.provider is not set: set AGENT_PROVIDER (e.g. anthropic, openai, google) and its API key variable (e.g. ANTHROPIC_API_KEY)',
-    );
+    if (!(deps.sdkInstalled ?? isClaudeAgentSdkInstalled)()) throw new UsageError(MISSING_SDK_MESSAGE);
+    return createClaudeCodeRunner({
+      ...(model ? { model } : {}),
+      ...(cliPath ? { cliPath } : {}),
+      ...(baseUrl ? { baseUrl } : {}),
+      maxTurns,
+      workspaceBaseDir: config.workspace.base_dir,
+      env,
+      masker,
+      logger,
+    });
   }
   return createApiRunner({
     provider,

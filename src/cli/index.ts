@@ -2,6 +2,7 @@
 /** The `reviewbot` command line (CONTRACT §2). Wiring only: each command lives in its own module. */
 import { Command, CommanderError, Option } from 'commander';
 import { runReviewCommand } from './review-command.js';
+import { runServeCommand } from './serve-command.js';
 
 // The AI SDK prints warnings to stderr by default; our runner logs them through pino instead.
 globalThis.AI_SDK_LOG_WARNINGS = false;
@@ -31,6 +32,16 @@ program
       ...(opts.platform === 'github' || opts.platform === 'gitlab' ? { platform: opts.platform } : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
     });
+  });
+
+program
+  .command('serve')
+  .description('run the webhook server until SIGTERM/SIGINT')
+  .option('--config <file>', 'YAML configuration file')
+  .action(async (opts: Record<string, unknown>) => {
+    const code = await runServeCommand(typeof opts.config === 'string' ? { config: opts.config } : {});
+    // Keep-alive sockets of API clients must not hold a stopped server open.
+    process.exit(code);
   });
 
 try {

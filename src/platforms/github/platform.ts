@@ -15,6 +15,7 @@ import type {
 import { createGitHubClient, type GitHubClient } from './client.js';
 import type { GitHubSettings } from './credentials.js';
 import { toPlatformError } from './errors.js';
+import { createGitHubWebhookHandler, splitWebhookSecrets } from './webhook.js';
 
 function splitRepo(fullName: string): { owner: string; repo: string } {
   const [owner, repo, ...rest] = fullName.split('/');
@@ -49,6 +50,9 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
 
   return {
     name: 'github',
+    ...(settings.webhookSecret
+      ? { webhook: createGitHubWebhookHandler(splitWebhookSecrets(settings.webhookSecret)) }
+      : {}),
 
     getPullRequest(repoFullName, prNumber) {
       return call(`fetch pull request ${repoFullName}#${prNumber}`, async (): Promise<PullRequestInfo> => {

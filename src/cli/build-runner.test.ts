@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { isClaudeAgentSdkInstalled } from '../agent/claude-code/sdk-loader.js';
+import { rawConfigSchema } from '../config/schema.js';
+import { ConfigError, UsageError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { SecretMasker } from '../secrets.js';
+import { buildRunner } from './build-runner.js';
+
+const masker = new SecretMasker();
+const logger = createLogger({ destination: 'stderr', masker, level: 'silent' });
+
+describe('buildRunner', () => {
+  it('without a provider and without the Agent SDK, says how to fix it (exit 2)', () => {
+    const config = rawConfigSchema.parse({});
+    let error: unknown;
+    try {
+      buildRunner(config, { ANTHROPIC_API_KEY: 'k' }, masker, logger, { sdkInstalled: () => false });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as Error).message).toContain('npm install @anthropic-ai/claude-agent-sdk');
+    expect((error as Error).message).toContain('AGENT_PROVIDER');
+  });
+
+  it('without a provider, builds the Claude Code runner, which needs an Anthropic credential', () => {
+    const config = rawConfigSchema.parse({});
+    const runner = buildRunner(config, { CLAUDE_CODE_OAUTH_TOKEN: 'oat-token' }, masker, logger, {
+      sdkInstalled: () => true,
+    });
+    expect(typeof runner.run).toBe('function');
+    expect(() => buildRunner(config, {}, masker, logger, { sdkInstalled: () => true })).toThrow(ConfigError);
+  });
+
+  it('with a provider, builds the API runner (and never needs the SDK)', () => {
+    const config = rawConfigSchema.parse({ agent: { provider: 'openai' } });
+    const runner = buildRunner(config, { OPENAI_API_KEY: 'sk-x' }, masker, logger, {
+      sdkInstalled: () => {
+        throw new Error('must not be asked');
+      },
+    });
+    expect(typeof runner.run).toBe('function');
+    expect(() => buildRunner(config, {}, masker, logger)).toThrow(/OPENAI_API_KEY/);
+  });
+});
+
+describe('isClaudeAgentSdkInstalled', () => {
+  it('is true when the SDK resolves (it is installed in this checkout) and false when it does not', () => {
+    expect(isClaudeAgentSdkInstalled()).toBe(true);
+    expect(
+      isClaudeAgentSdkInstalled(() => {
+        throw Object.assign(new Error('not found'), { code: 'MODULE_NOT_FOUND' });
+      }),
+    ).toBe(false);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * `reviewbot serve` (CONTRACT §2, seed "Webhook server"): wires configuration, platforms, the job
+ * runner, the workspace cleaner and the HTTP server together, then runs until SIGTERM/SIGINT, when
+ * it stops accepting, lets running jobs finish for up to 60 s, logs dropped jobs and exits 0.
+ */
+import type { AgentRunner } from '../agent/types.js';
+import { loadConfig } from '../config/load-config.js';
+import type { RawConfig } from '../config/schema.js';
+import { ConfigError, describeError, ReviewbotError } from '../errors.js';
+import { createWorkspaceCleaner } from '../jobs/cleaner.js';
+import { createMemoryConversationStore } from '../jobs/conversation-store.js';
+import { createDispatcher } from '../jobs/handle-comment.js';
+import { createInProcessJobRunner } from '../jobs/in-process-runner.js';
+import { runJob, type JobContext } from '../jobs/run-job.js';
+import type { BotType } from '../jobs/types.js';
+import { createLogger, type Logger } from '../logger.js';
+import { createMetrics } from '../metrics.js';
+import { buildPlatforms } from '../platforms/index.js';
+import type { Platform, PlatformName } from '../platforms/types.js';
+import { SecretMasker, secretValues } from '../secrets.js';
+import { createServer } from '../server/app.js';
+import { buildRunner } from './build-runner.js';
+
+/** How long running jobs may take to finish after SIGTERM (CONTRACT §12), ms. */
+export const SHUTDOWN_GRACE_MS = 60_000;
+
+/** Options of `reviewbot serve`. */
+export interface ServeCommandOptions {
+  config?: string;
+}
+
+function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platform>): void {
+  const problems: string[] = [];
+  if (platforms.size === 0) {
+    problems.push(
+      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables) or GITLAB_TOKEN',
+    );
+  }
+  for (const platform of platforms.values()) {
+    if (!platform.webhook) {
+      problems.push(
+        platform.name === 'github'
+          ? 'CODEHOST_WEBHOOK_SECRET (or GITHUB_WEBHOOK_SECRET): required by serve for the github platform'
+          : 'GITLAB_WEBHOOK_SECRET: required by serve for the gitlab platform',
+      );
+    }
+  }
+  if (!config.reviewer.bot_username && !config.worker.bot_username) {
+    problems.push(
+      'reviewer.bot_username or worker.bot_username: at least one bot username is required by serve',
+    );
+  }
+  if (config.kubernetes.image) {
+    problems.push('kubernetes.image: cluster mode is not available in this version; unset K8S_IMAGE');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/** Asks each platform who the bot is; a failure is logged and the configured usernames still apply. */
+async function resolveBotIdentities(
+  platforms: Map<PlatformName, Platform>,
+  logger: Logger,
+): Promise<string[]> {
+  const names: string[] = [];
+  await Promise.all(
+    [...platforms.values()].map(async (platform) => {
+      try {
+        names.push(...(await platform.getBotUsernames()));
+      } catch (error) {
+        logger.warn(
+          { platform: platform.name, err: describeError(error) },
+          'could not identify the bot account',
+        );
+      }
+    }),
+  );
+  return names;
+}
+
+/** Runs the server until a signal; resolves with the exit code. */
+export async function runServeCommand(
+  options: ServeCommandOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const masker = new SecretMasker(secretValues(env));
+  const logger = createLogger({ destination: 'stdout', masker });
+  let config: RawConfig;
+  let platforms: Map<PlatformName, Platform>;
+  let runners: Map<BotType, AgentRunner>;
+  try {
+    config = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env }).config;
+    platforms = buildPlatforms({ env, logger });
+    checkServeConfig(config, platforms);
+    const runner = buildRunner(config, env, masker, logger);
+    runners = new Map([
+      ['reviewer', runner],
+      ['worker', runner],
+    ]);
+  } catch (error) {
+    process.stderr.write(`reviewbot: ${masker.mask(describeError(error))}\n`);
+    return error instanceof ReviewbotError ? error.exitCode : 1;
+  }
+
+  const metrics = createMetrics();
+  const shutdownController = new AbortController();
+  const context: JobContext = {
+    platforms,
+    createRunner: (botType) => runners.get(botType) as AgentRunner,
+    config,
+    store: createMemoryConversationStore(),
+    metrics,
+    logger,
+    masker,
+    signal: shutdownController.signal,
+  };
+  const jobRunner = createInProcessJobRunner({
+    maxConcurrentJobs: config.webhook.max_concurrent_jobs,
+    execute: (payload) => runJob(payload, context),
+    logger,
+    metrics,
+  });
+  const botIdentities = await resolveBotIdentities(platforms, logger);
+  const dispatch = createDispatcher({
+    rules: {
+      ...(config.reviewer.bot_username ? { reviewerUsername: config.reviewer.bot_username } : {}),
+      ...(config.worker.bot_username ? { workerUsername: config.worker.bot_username } : {}),
+      botIdentities,
+      allowedRepos: config.access.allowed_repos,
+      triggers: config.reviewer.triggers,
+    },
+    allowedUsers: config.access.allowed_users,
+    jobRunner,
+    logger,
+  });
+  const server = createServer({ platforms, dispatch, metrics, logger });
+  const cleaner = createWorkspaceCleaner({
+    baseDir: config.workspace.base_dir,
+    platforms,
+    intervalHours: config.workspace.cleanup_interval_hours,
+    logger,
+    isBusy: (_dir, workspace) => jobRunner.isBusy(workspace.repoFullName, workspace.prNumber),
+  });
+
+  try {
+    await server.listen({ host: config.webhook.host, port: config.webhook.port });
+  } catch (error) {
+    process.stderr.write(
+      `reviewbot: cannot listen on ${config.webhook.host}:${config.webhook.port}: ${describeError(error)}\n`,
+    );
+    return 1;
+  }
+  logger.info(
+    { host: config.webhook.host, port: config.webhook.port, platforms: [...platforms.keys()], botIdentities },
+    'reviewbot serve listening',
+  );
+  // Start-up cleanup runs in the background: stale workspaces of a previous run go at once.
+  void cleaner
+    .runOnce()
+    .catch((error: unknown) => logger.warn({ err: describeError(error) }, 'workspace cleanup failed'));
+  cleaner.start();
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  logger.info({ signal, running: jobRunner.depth() }, 'shutting down: no new webhooks, draining jobs');
+  cleaner.stop();
+  const closing = server.close();
+  const dropped = await jobRunner.shutdown(SHUTDOWN_GRACE_MS);
+  shutdownController.abort();
+  for (const job of dropped) {
+    logger.warn(
+      {
+        jobId: job.jobId,
+        platform: job.comment.platform,
+        repo: job.comment.repoFullName,
+        pr: job.comment.prNumber,
+      },
+      'job dropped at shutdown',
+    );
+  }
+  await closing;
+  logger.info('reviewbot serve stopped');
+  return 0;
+}

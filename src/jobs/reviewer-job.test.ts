@@ -1,0 +1,106 @@
+/**
+ * REVIEWER jobs against the fake GitHub (REST + git over HTTP) and the fake Anthropic API, through
+ * the real platform, workspace, review pipeline and API runner.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCENARIO_PATHS } from '../../test/support/git-fixtures.js';
+import { makePayload } from './records.test-helper.js';
+import { metricValue, startJobFixture, type JobFixture } from './job-fixture.test-helper.js';
+import { runJob } from './run-job.js';
+
+let fx: JobFixture;
+beforeAll(async () => {
+  fx = await startJobFixture();
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+describe('REVIEWER job', () => {
+  it('posts a review, then continues the conversation on the next mention in a review thread', async () => {
+    const modified = fx.scenario.files[SCENARIO_PATHS.modified]!;
+    const line = modified.added[0]!;
+    fx.llm.setScript([
+      {
+        toolCalls: [
+          {
+            name: 'submit_review',
+            input: {
+              summary: 'One constant deserves a name.',
+              comments: [{ path: modified.path, line, side: 'RIGHT', body: 'Name this magic number.' }],
+            },
+          },
+        ],
+        usage: { inputTokens: 1000, outputTokens: 100 },
+      },
+      {
+        text: '{"summary": "Yes: I meant the value on that line; nothing else changed.", "comments": []}',
+        usage: { inputTokens: 1500, outputTokens: 50 },
+      },
+    ]);
+
+    const first = makePayload(
+      'reviewer',
+      'focus on the constants',
+      fx.comment({ commentId: '9001', body: '@rb-review focus on the constants' }),
+    );
+    expect(await runJob(first, fx.ctx)).toEqual({ status: 'succeeded' });
+    expect(fx.github.reviews).toHaveLength(1);
+    const review = fx.github.reviews[0]!;
+    expect(review.body).toContain('One constant deserves a name.');
+    expect(review.state).toBe('COMMENTED');
+    const inline = fx.github.reviewComments.filter((c) => c.pull_request_review_id === review.id);
+    expect(inline.map((c) => [c.path, c.line, c.body])).toEqual([
+      [modified.path, line, 'Name this magic number.'],
+    ]);
+
+    // A follow-up written as a reply in that inline thread.
+    const top = inline[0]!;
+    const followUp = makePayload(
+      'reviewer',
+      'which line did you mean?',
+      fx.comment({
+        commentType: 'review_comment',
+        commentId: String(top.id + 1000),
+        discussionId: String(top.id),
+        filePath: modified.path,
+        line,
+      }),
+    );
+    expect(await runJob(followUp, fx.ctx)).toEqual({ status: 'succeeded' });
+
+    // The second model call carried the first exchange: its prompt and its answer.
+    const second = fx.llm.requests[1]!;
+    const texts = second.messages.map((m) => `${m.role}: ${m.text}`);
+    expect(texts[0]).toMatch(/^user: [\s\S]*focus on the constants/);
+    expect(texts[1]).toMatch(/^assistant: [\s\S]*One constant deserves a name\./);
+    expect(texts.at(-1)).toMatch(/^user: [\s\S]*which line did you mean\?/);
+
+    // No finding → the body is a reply in the thread of the mention.
+    const reply = fx.github.reviewComments.find((c) => c.in_reply_to_id === top.id);
+    expect(reply?.body).toContain('I meant the value on that line');
+    expect(fx.github.violations).toEqual([]);
+
+    // Tokens of both jobs were counted.
+    const metrics = await fx.ctx.metrics.registry.metrics();
+    expect(
+      metricValue(metrics, 'reviewbot_agent_tokens_total', 'bot_type="reviewer",direction="input"'),
+    ).toBe(2500);
+    expect(metricValue(metrics, 'reviewbot_jobs_total', 'bot_type="reviewer",result="succeeded"')).toBe(2);
+  });
+
+  it('reviews a lifecycle event with no extra instructions and posts the body as a PR comment', async () => {
+    fx.llm.setScript([{ text: '{"summary": "Automatic review: fine.", "comments": []}' }]);
+    const before = fx.github.issueComments.length;
+    const payload = makePayload(
+      'reviewer',
+      '',
+      fx.comment({ commentType: 'lifecycle', eventType: 'pr_opened', authorUsername: 'octocat' }),
+    );
+    expect(await runJob(payload, fx.ctx)).toEqual({ status: 'succeeded' });
+    const request = fx.llm.requests.at(-1)!;
+    expect(request.messages.at(-1)?.text).toContain('No extra instructions were given');
+    const posted = fx.github.issueComments.slice(before);
+    expect(posted.map((c) => c.body)).toEqual([expect.stringContaining('Automatic review: fine.')]);
+  });
+});

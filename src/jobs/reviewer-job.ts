@@ -1,0 +1,67 @@
+/**
+ * The REVIEWER job (seed `reviewer.process_comment()`): `executeReview()` continuing the pull
+ * request's REVIEWER conversation, then post the review in the mention's thread, then keep the
+ * conversation for the next mention.
+ */
+import { executeReview, type ReviewOutcome } from '../review/execute-review.js';
+import { postReview, type PostedReview } from '../review/post-review.js';
+import {
+  configuredBotUsernames,
+  logProgress,
+  platformFor,
+  trimConversation,
+  type JobContext,
+} from './job-context.js';
+import { replyTargetOf } from './reply-target.js';
+import { sessionKeyOf, type JobPayload } from './types.js';
+
+/** What a REVIEWER job did. */
+export interface ReviewerJobOutcome {
+  review: ReviewOutcome;
+  posted: PostedReview;
+}
+
+/**
+ * Runs a REVIEWER job: loads the session's conversation, reviews the pull request with the
+ * mention's prompt (empty for lifecycle triggers) and the earlier messages as history, posts the
+ * result (`postReview`; a plain comment goes into the mention's thread), saves the conversation
+ * (session id + messages) and records the agent's tokens.
+ * @throws ReviewbotError when the comment's platform is not enabled; AuthError / PlatformError /
+ *   GitError / AgentError from reviewing or posting (nothing is saved then).
+ */
+export async function processReviewerComment(
+  payload: JobPayload,
+  ctx: JobContext,
+): Promise<ReviewerJobOutcome> {
+  const { comment } = payload;
+  const platform = platformFor(ctx, comment.platform);
+  const key = sessionKeyOf(payload);
+  const previous = await ctx.store.load(key);
+  const review = await executeReview({
+    platform,
+    runner: ctx.createRunner('reviewer'),
+    repoFullName: comment.repoFullName,
+    prNumber: comment.prNumber,
+    prompt: payload.prompt,
+    history: previous?.messages ?? [],
+    baseDir: ctx.config.workspace.base_dir,
+    maxTurns: ctx.config.agent.max_turns,
+    botUsernames: configuredBotUsernames(ctx.config),
+    logger: ctx.logger,
+    masker: ctx.masker,
+    onEvent: logProgress(ctx.logger),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  ctx.metrics.agentTokens('reviewer', review.result.usage);
+  const posted = await postReview(platform, review, replyTargetOf(comment), ctx.logger);
+  ctx.logger.info(
+    { kind: posted.kind, url: posted.posted.url, findings: review.result.findings.length },
+    'review posted',
+  );
+  await ctx.store.save(key, {
+    sessionId: review.result.sessionId,
+    messages: trimConversation(review.messages),
+    updatedAt: new Date().toISOString(),
+  });
+  return { review, posted };
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { ReviewComment } from '../platforms/types.js';
+import { makeComment, makeLifecycle } from './records.test-helper.js';
+import { isBotAuthor, routeEvent, type RouteDecision, type RouteRules } from './route-event.js';
+
+const rules: RouteRules = {
+  reviewerUsername: 'rb-review',
+  workerUsername: 'rb-worker',
+  botIdentities: ['reviewbot-app[bot]', 'reviewbot-token-user'],
+  allowedRepos: [],
+  triggers: ['pr_opened'],
+};
+
+const ignore = (reason: string): RouteDecision => ({ action: 'ignore', reason });
+
+describe('routeEvent', () => {
+  it.each<[string, ReviewComment, Partial<RouteRules>, RouteDecision]>([
+    [
+      'a reviewer mention',
+      makeComment({ body: '@rb-review check the tests' }),
+      {},
+      { action: 'job', botType: 'reviewer', prompt: 'check the tests' },
+    ],
+    [
+      'a worker mention in a review comment',
+      makeComment({ body: 'please @rb-worker fix', commentType: 'review_comment' }),
+      {},
+      { action: 'job', botType: 'worker', prompt: 'please  fix' },
+    ],
+    ['no mention', makeComment({ body: 'looks good' }), {}, ignore('no mention of the bot')],
+    ['a mention in code only', makeComment({ body: '`@rb-worker`' }), {}, ignore('no mention of the bot')],
+    [
+      'the reviewer bot itself',
+      makeComment({ authorUsername: 'RB-Review', body: '@rb-worker go' }),
+      {},
+      ignore('comment by a bot'),
+    ],
+    [
+      'the worker bot itself',
+      makeComment({ authorUsername: 'rb-worker', body: '@rb-review go' }),
+      {},
+      ignore('comment by a bot'),
+    ],
+    [
+      'the authenticated account',
+      makeComment({ authorUsername: 'reviewbot-token-user' }),
+      {},
+      ignore('comment by a bot'),
+    ],
+    [
+      'the App account',
+      makeComment({ authorUsername: 'ReviewBot-App[bot]' }),
+      {},
+      ignore('comment by a bot'),
+    ],
+    ['any [bot] account', makeComment({ authorUsername: 'dependabot[bot]' }), {}, ignore('comment by a bot')],
+    [
+      'a repository outside allowed_repos',
+      makeComment(),
+      { allowedRepos: ['acme/other'] },
+      ignore('repository acme/widgets is not in allowed_repos'),
+    ],
+    [
+      'a repository in allowed_repos (any case)',
+      makeComment({ body: '@rb-review' }),
+      { allowedRepos: ['ACME/Widgets'] },
+      { action: 'job', botType: 'reviewer', prompt: '' },
+    ],
+    ['an enabled lifecycle trigger', makeLifecycle(), {}, { action: 'job', botType: 'reviewer', prompt: '' }],
+    [
+      'an enabled lifecycle trigger sent by a bot account',
+      makeLifecycle({ authorUsername: 'rb-worker', eventType: 'pr_push' }),
+      { triggers: ['pr_push'] },
+      { action: 'job', botType: 'reviewer', prompt: '' },
+    ],
+    [
+      'a lifecycle trigger that is not enabled',
+      makeLifecycle({ eventType: 'pr_push' }),
+      {},
+      ignore('trigger pr_push is not enabled'),
+    ],
+    [
+      'a lifecycle trigger with no triggers configured',
+      makeLifecycle(),
+      { triggers: [] },
+      ignore('trigger pr_opened is not enabled'),
+    ],
+    [
+      'a lifecycle trigger outside allowed_repos',
+      makeLifecycle(),
+      { allowedRepos: ['acme/other'] },
+      ignore('repository acme/widgets is not in allowed_repos'),
+    ],
+    [
+      'a mention of a bot that is not configured',
+      makeComment({ body: '@rb-worker go' }),
+      { workerUsername: undefined },
+      ignore('no mention of the bot'),
+    ],
+  ])('%s', (_label, comment, override, expected) => {
+    expect(routeEvent(comment, { ...rules, ...override })).toEqual(expected);
+  });
+});
+
+describe('isBotAuthor', () => {
+  it.each([
+    ['rb-review', true],
+    ['RB-WORKER', true],
+    ['renovate[bot]', true],
+    ['alice', false],
+    ['rb-reviewer', false],
+    ['', false],
+  ])('%s → %s', (login, expected) => {
+    expect(isBotAuthor(login, { ...rules, botIdentities: [] })).toBe(expected);
+  });
+});

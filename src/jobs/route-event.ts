@@ -1,0 +1,67 @@
+/**
+ * Routing a normalized event (CONTRACT §6): which bot, if any, a ReviewComment starts. A pure
+ * decision; authorization against `access.allowed_users` comes afterwards, in `handleComment`.
+ */
+import type { EventType, ReviewComment } from '../platforms/types.js';
+import { extractMention } from './mention.js';
+import type { BotType } from './types.js';
+
+/** A lifecycle event that `reviewer.triggers` can enable (CONTRACT §3). */
+export type Trigger = Exclude<EventType, 'comment'>;
+
+/** What routing needs from the configuration and the platforms. */
+export interface RouteRules {
+  /** `reviewer.bot_username`. */
+  reviewerUsername?: string | undefined;
+  /** `worker.bot_username`. */
+  workerUsername?: string | undefined;
+  /** The bot's own logins as the platforms report them (`Platform.getBotUsernames()`). */
+  botIdentities: string[];
+  /** `access.allowed_repos`; empty = every repository. */
+  allowedRepos: string[];
+  /** `reviewer.triggers`: lifecycle events that start a review. */
+  triggers: readonly Trigger[];
+}
+
+/** A job to start (not yet authorized), or why the event starts nothing. */
+export type RouteDecision =
+  { action: 'job'; botType: BotType; prompt: string } | { action: 'ignore'; reason: string };
+
+/** True when `login` is one of the bot's own accounts or any `[bot]` account (case-insensitive). */
+export function isBotAuthor(login: string, rules: RouteRules): boolean {
+  const lower = login.toLowerCase();
+  if (lower.endsWith('[bot]')) return true;
+  const own = [...rules.botIdentities, rules.reviewerUsername, rules.workerUsername];
+  return own.some((name) => name !== undefined && name !== '' && name.toLowerCase() === lower);
+}
+
+/**
+ * Decides what `comment` starts, in this order:
+ * 1. a repository outside a non-empty `allowedRepos` (compared case-insensitively) → ignore;
+ * 2. a lifecycle event → a REVIEWER job with an empty prompt when its `eventType` is in
+ *    `triggers`, else ignore;
+ * 3. a comment by the bot itself (`botIdentities`, the configured usernames) or by any account
+ *    whose login ends in `[bot]` → ignore "comment by a bot";
+ * 4. no mention of a configured bot (see `extractMention`) → ignore;
+ * 5. otherwise a job for the mentioned bot with the mention's prompt.
+ */
+export function routeEvent(comment: ReviewComment, rules: RouteRules): RouteDecision {
+  if (rules.allowedRepos.length > 0) {
+    const repo = comment.repoFullName.toLowerCase();
+    if (!rules.allowedRepos.some((allowed) => allowed.toLowerCase() === repo)) {
+      return { action: 'ignore', reason: `repository ${comment.repoFullName} is not in allowed_repos` };
+    }
+  }
+  if (comment.eventType !== 'comment') {
+    return rules.triggers.includes(comment.eventType)
+      ? { action: 'job', botType: 'reviewer', prompt: '' }
+      : { action: 'ignore', reason: `trigger ${comment.eventType} is not enabled` };
+  }
+  if (isBotAuthor(comment.authorUsername, rules)) return { action: 'ignore', reason: 'comment by a bot' };
+  const mention = extractMention(comment.body, {
+    reviewerUsername: rules.reviewerUsername,
+    workerUsername: rules.workerUsername,
+  });
+  if (!mention) return { action: 'ignore', reason: 'no mention of the bot' };
+  return { action: 'job', botType: mention.botType, prompt: mention.prompt };
+}

@@ -1,0 +1,76 @@
+/**
+ * `runJob()`: the one entry point that runs a JobPayload, in-process (standalone) or in a cluster
+ * Job pod. Dispatches by bot type, times the job, records metrics, and turns any failure into a
+ * short, secret-free reply on the pull request and a `failed` result. Never throws.
+ */
+import { describeError } from '../errors.js';
+import type { SecretMasker } from '../secrets.js';
+import type { JobContext } from './job-context.js';
+import { replyTargetOf } from './reply-target.js';
+import { processReviewerComment } from './reviewer-job.js';
+import type { BotType, JobPayload, JobResult } from './types.js';
+import { processWorkerComment } from './worker-job.js';
+
+export type { JobContext } from './job-context.js';
+
+/** Longest failure reason shown on a pull request, characters. */
+const MAX_REASON = 400;
+
+/**
+ * A one-line, secret-free reason for `error`: `describeError` masked by `masker`, whitespace
+ * collapsed, cut to 400 characters. Never a stack trace.
+ */
+export function failureReason(error: unknown, masker: SecretMasker): string {
+  const text = masker.mask(describeError(error)).replace(/\s+/g, ' ').trim() || 'unknown error';
+  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON - 1)}…` : text;
+}
+
+/** The comment posted when a job fails, e.g. "reviewbot could not finish this review: …". */
+export function failureReplyBody(botType: BotType, reason: string): string {
+  const what = botType === 'reviewer' ? 'this review' : 'this task';
+  return `reviewbot could not finish ${what}: ${reason}`;
+}
+
+/**
+ * Runs `payload` and returns how it ended. REVIEWER → `processReviewerComment`, WORKER →
+ * `processWorkerComment`; the job's log lines carry `jobId`, `platform`, `repo`, `pr`, `botType`.
+ * Records `metrics.job(botType, result, durationMs)`. On any error: logs it, posts
+ * `failureReplyBody` in the mention's thread (a failure to post is only logged) and returns
+ * `{ status: 'failed', error: reason }`; a WORKER that fails before its push has pushed nothing.
+ */
+export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobResult> {
+  const started = Date.now();
+  const { comment } = payload;
+  const logger = ctx.logger.child({
+    jobId: payload.jobId,
+    platform: comment.platform,
+    repo: comment.repoFullName,
+    pr: comment.prNumber,
+    botType: payload.botType,
+  });
+  const jobCtx: JobContext = { ...ctx, logger };
+  logger.info({ eventType: comment.eventType, enqueuedAt: payload.enqueuedAt }, 'job started');
+  try {
+    if (payload.botType === 'reviewer') await processReviewerComment(payload, jobCtx);
+    else if (payload.botType === 'worker') await processWorkerComment(payload, jobCtx);
+    else throw new Error(`unknown bot type ${JSON.stringify(payload.botType)}`);
+    const durationMs = Date.now() - started;
+    ctx.metrics.job(payload.botType, 'succeeded', durationMs);
+    logger.info({ durationMs }, 'job succeeded');
+    return { status: 'succeeded' };
+  } catch (error) {
+    const durationMs = Date.now() - started;
+    const reason = failureReason(error, ctx.masker);
+    ctx.metrics.job(String(payload.botType), 'failed', durationMs);
+    logger.error({ durationMs, error: reason, errorType: (error as Error)?.name }, 'job failed');
+    const platform = ctx.platforms.get(comment.platform);
+    if (platform) {
+      try {
+        await platform.postReply(replyTargetOf(comment), failureReplyBody(payload.botType, reason));
+      } catch (postError) {
+        logger.warn({ error: failureReason(postError, ctx.masker) }, 'could not post the failure reply');
+      }
+    }
+    return { status: 'failed', error: reason };
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The WORKER job (seed `worker.process_comment()`): clone/update the pull request's workspace, run
+ * the agent with every tool (CONTRACT §8), then commit any change as the bot and push it to the head
+ * branch (same-repository branches only), and reply in the mention's thread.
+ */
+import { WORKER_TOOLS } from '../agent/tools/index.js';
+import { GitError } from '../errors.js';
+import type { Posted, PullRequestInfo } from '../platforms/types.js';
+import { commitAndPush } from '../workspace/commit-and-push.js';
+import { runGit } from '../workspace/git.js';
+import { inspectLocalConfig } from '../workspace/local-config.js';
+import { prepareWorkspace, withWorkspaceLock, workspacePath } from '../workspace/workspace.js';
+import { logProgress, platformFor, trimConversation, type JobContext } from './job-context.js';
+import { replyTargetOf } from './reply-target.js';
+import { sessionKeyOf, type JobPayload } from './types.js';
+import { buildWorkerPrompt, buildWorkerSystemPrompt } from './worker-prompt.js';
+import { workerAuthor, workerCommitMessage, workerReplyBody, type WorkerResult } from './worker-reply.js';
+
+/** What a WORKER job did. */
+export interface WorkerJobOutcome {
+  result: WorkerResult;
+  /** The agent's final text, secrets masked. */
+  summary: string;
+  posted: Posted;
+}
+
+/** True when the head branch lives in the pull request's own repository (so the bot may push). */
+export function isSameRepository(pr: PullRequestInfo): boolean {
+  return !pr.isFork && pr.headRepoFullName.toLowerCase() === pr.repoFullName.toLowerCase();
+}
+
+/**
+ * The paths the agent changed in workspace `dir` (`git status`, untracked files included). The
+ * workspace's git configuration is checked first (an agent could have added a filter or fsmonitor
+ * command to it); if the agent committed despite being told not to, its commits are undone with
+ * `reset --soft` to `baseSha`, so every change is committed by the bot in one commit.
+ * @throws GitError when the configuration was tampered with or git fails.
+ */
+async function changedPaths(dir: string, baseSha: string, ctx: JobContext): Promise<string[]> {
+  const base = { cwd: dir, masker: ctx.masker, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+  const git = (args: string[], cwd: string) => runGit(args, { ...base, cwd });
+  const { untrustedKeys } = await inspectLocalConfig(dir, git);
+  if (untrustedKeys.length > 0) {
+    throw new GitError(
+      `the workspace's git configuration was modified during the job (${untrustedKeys.slice(0, 5).join(', ')}); nothing was pushed`,
+    );
+  }
+  const head = (await runGit(['rev-parse', '--verify', 'HEAD'], base)).stdout.trim();
+  if (head !== baseSha) {
+    ctx.logger.warn({ head, baseSha }, 'the agent committed by itself; folding its commits into one');
+    await runGit(['reset', '--quiet', '--soft', baseSha], base);
+  }
+  const { stdout } = await runGit(['status', '--porcelain', '--untracked-files=all'], base);
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.slice(3));
+}
+
+/**
+ * Runs a WORKER job: fetches the pull request, prepares its workspace under the workspace lock,
+ * runs the agent (WORKER tools, the session's earlier messages as history), then:
+ * - no change → replies with the agent's summary;
+ * - changes on a same-repository branch → commits them as the worker bot and pushes to the head
+ *   branch, replies with the summary and the pushed commit SHA;
+ * - changes on a fork's branch → pushes nothing, replies that fork branches are not writable.
+ * The reply goes into the mention's thread; the conversation is saved afterwards.
+ * @throws ReviewbotError when the platform is not enabled; AuthError / PlatformError / GitError /
+ *   AgentError from the steps (a failure before the push pushes nothing).
+ */
+export async function processWorkerComment(payload: JobPayload, ctx: JobContext): Promise<WorkerJobOutcome> {
+  const { comment } = payload;
+  const platform = platformFor(ctx, comment.platform);
+  const signal = ctx.signal ? { signal: ctx.signal } : {};
+  const pr = await platform.getPullRequest(comment.repoFullName, comment.prNumber);
+  const baseDir = ctx.config.workspace.base_dir;
+  const dir = workspacePath(baseDir, comment.repoFullName, comment.prNumber);
+  const key = sessionKeyOf(payload);
+
+  return withWorkspaceLock(dir, async () => {
+    const workspace = await prepareWorkspace({
+      baseDir,
+      repoFullName: comment.repoFullName,
+      prNumber: comment.prNumber,
+      cloneUrl: pr.headCloneUrl,
+      branch: pr.headBranch,
+      credentials: await platform.getGitCredentials(),
+      masker: ctx.masker,
+      ...signal,
+    });
+    ctx.logger.info({ action: workspace.action, headSha: workspace.headSha }, 'workspace ready');
+    const previous = await ctx.store.load(key);
+    const run = await ctx.createRunner('worker').run({
+      workspaceDir: workspace.dir,
+      systemPrompt: buildWorkerSystemPrompt(),
+      prompt: buildWorkerPrompt({ pr, comment, request: payload.prompt }),
+      history: previous?.messages ?? [],
+      tools: [...WORKER_TOOLS],
+      maxTurns: ctx.config.agent.max_turns,
+      onEvent: logProgress(ctx.logger),
+      ...signal,
+    });
+    ctx.metrics.agentTokens('worker', run.usage);
+    const summary = ctx.masker.mask(run.text.trim());
+
+    const files = await changedPaths(workspace.dir, workspace.headSha, ctx);
+    let result: WorkerResult = { kind: 'no-changes' };
+    if (files.length > 0 && !isSameRepository(pr)) {
+      result = { kind: 'fork', files };
+    } else if (files.length > 0) {
+      const author = workerAuthor(ctx.config.worker.bot_username);
+      const pushed = await commitAndPush(workspace.dir, {
+        message: workerCommitMessage(payload.prompt, comment),
+        authorName: author.name,
+        authorEmail: author.email,
+        cloneUrl: pr.headCloneUrl,
+        branch: pr.headBranch,
+        credentials: await platform.getGitCredentials(),
+        masker: ctx.masker,
+        ...signal,
+      });
+      if ('sha' in pushed) result = { kind: 'pushed', sha: pushed.sha };
+    }
+    ctx.logger.info({ result: result.kind, files: files.length }, 'worker finished');
+
+    const posted = await platform.postReply(replyTargetOf(comment), workerReplyBody(summary, result, pr));
+    await ctx.store.save(key, {
+      sessionId: run.sessionId,
+      messages: trimConversation(run.messages),
+      updatedAt: new Date().toISOString(),
+    });
+    return { result, summary, posted };
+  });
+}

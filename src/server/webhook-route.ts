@@ -1,0 +1,145 @@
+/**
+ * `POST /webhooks/:platform` (CONTRACT §5), in the contract's order: body over the limit → 413
+ * (declared length before reading, streamed length while reading); unknown platform or one without
+ * a webhook secret → 404; signature check on the raw bytes → 401; JSON object → else 400; delivery
+ * id seen before → 200 ignored "duplicate delivery"; parse → 200 ignored; dispatch → 200.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import { describeError } from '../errors.js';
+import type { Platform, WebhookHandler, WebhookRequest } from '../platforms/types.js';
+import { decodeWebhookBody } from './decode-body.js';
+import { createDeliveryCache } from './delivery-cache.js';
+import type { CreateServerOptions } from './types.js';
+
+interface WebhookRoute {
+  Params: { platform: string };
+}
+
+interface Receiver {
+  platform: Platform;
+  handler: WebhookHandler;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Node joins repeated headers except a few (e.g. `set-cookie`); flatten those too. */
+function flatHeaders(headers: IncomingHttpHeaders): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function tooLarge(reply: FastifyReply): FastifyReply {
+  // The client is still sending the body we will not read: close the connection after answering.
+  return reply.header('connection', 'close').code(413).send({ error: 'request body too large' });
+}
+
+/** Options of `registerWebhookRoute`: the server options with their defaults applied. */
+export type WebhookRouteOptions = Required<CreateServerOptions>;
+
+/**
+ * Registers `POST /webhooks/:platform` on `app` for every platform of `options.platforms` that has a
+ * webhook handler. Records `metrics.webhook(platform, outcome)` for each answered delivery of a known
+ * platform and logs one line per webhook (accepted: info on the delivery's child logger).
+ * Returns `isWebhookPlatform`, for the server's error handler (413 from the streamed body).
+ */
+export function registerWebhookRoute(
+  app: FastifyInstance,
+  options: WebhookRouteOptions,
+): { isWebhookPlatform: (name: string) => boolean } {
+  const { dispatch, metrics, logger } = options;
+  const limit = options.bodyLimitBytes;
+  const deliveries = createDeliveryCache(options.dedupeCapacity);
+  const receivers = new Map<string, Receiver>();
+  for (const [name, platform] of options.platforms) {
+    if (platform.webhook) receivers.set(name, { platform, handler: platform.webhook });
+  }
+
+  function onRequest(request: FastifyRequest<WebhookRoute>, reply: FastifyReply, done: () => void): void {
+    const name = request.params.platform;
+    const known = receivers.has(name);
+    if (Number(request.headers['content-length']) > limit) {
+      if (known) metrics.webhook(name, 'too_large');
+      logger.warn({ platform: name, contentLength: request.headers['content-length'] }, 'webhook too large');
+      tooLarge(reply);
+      return;
+    }
+    if (!known) {
+      reply.code(404).send({ error: 'unknown platform' });
+      return;
+    }
+    done();
+  }
+
+  function handle(request: FastifyRequest<WebhookRoute>, reply: FastifyReply): FastifyReply {
+    const name = request.params.platform;
+    const receiver = receivers.get(name);
+    if (!receiver) return reply.code(404).send({ error: 'unknown platform' });
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    const webhookRequest: WebhookRequest = { headers: flatHeaders(request.headers), rawBody };
+    const { handler } = receiver;
+
+    if (!handler.verify(webhookRequest)) {
+      metrics.webhook(name, 'unauthorized');
+      logger.warn({ platform: name, ip: request.ip }, 'webhook signature verification failed');
+      return reply.code(401).send({ error: 'signature verification failed' });
+    }
+    const decoded = decodeWebhookBody(webhookRequest.headers['content-type'], rawBody);
+    if (!decoded.ok) {
+      metrics.webhook(name, 'bad_request');
+      logger.warn({ platform: name, reason: decoded.error }, 'webhook body rejected');
+      return reply.code(400).send({ error: decoded.error });
+    }
+    const deliveryId = handler.deliveryId(webhookRequest);
+    if (deliveryId !== undefined && deliveries.seen(deliveryId)) {
+      metrics.webhook(name, 'duplicate');
+      logger.debug({ platform: name, deliveryId }, 'webhook ignored: duplicate delivery');
+      return reply.code(200).send({ status: 'ignored', reason: 'duplicate delivery' });
+    }
+
+    try {
+      const parsed = handler.parse(webhookRequest, decoded.value);
+      if (parsed.kind === 'ignored') {
+        metrics.webhook(name, 'ignored');
+        logger.debug({ platform: name, deliveryId, reason: parsed.reason }, 'webhook ignored');
+        return reply.code(200).send({ status: 'ignored', reason: parsed.reason });
+      }
+      const { comment } = parsed;
+      const log = logger.child({
+        deliveryId: deliveryId ?? comment.deliveryId,
+        platform: name,
+        repo: comment.repoFullName,
+        pr: comment.prNumber,
+      });
+      const outcome = dispatch(receiver.platform, comment, log);
+      metrics.webhook(name, outcome.status);
+      if (outcome.status === 'accepted') {
+        log.info(
+          { eventType: comment.eventType, commentType: comment.commentType, author: comment.authorUsername },
+          'webhook accepted',
+        );
+        return reply.code(200).send({ status: 'accepted' });
+      }
+      log.debug({ reason: outcome.reason }, 'webhook ignored');
+      return reply.code(200).send({ status: 'ignored', reason: outcome.reason });
+    } catch (error) {
+      // A bug in parse/dispatch: let a redelivery of this id be processed again.
+      if (deliveryId !== undefined) deliveries.forget(deliveryId);
+      logger.error({ platform: name, deliveryId, err: describeError(error) }, 'webhook dispatch failed');
+      return reply.code(500).send({ error: 'internal error' });
+    }
+  }
+
+  app.route<WebhookRoute>({
+    method: 'POST',
+    url: '/webhooks/:platform',
+    bodyLimit: limit,
+    onRequest,
+    handler: handle,
+  });
+  return { isWebhookPlatform: (name) => receivers.has(name) };
+}

@@ -37,6 +37,12 @@ export interface AgentRunOptions {
   /** Receives progress events; must not throw. */
   onEvent?: (event: AgentEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Session to continue (the `sessionId` of an earlier run of this conversation). The code-agent
+   * CLI runner resumes it, falling back to a fresh session with `history` quoted when it cannot;
+   * the API runner ignores it (it always sends `history`).
+   */
+  resumeSessionId?: string;
 }
 
 /** Output of one agent run. */
@@ -53,6 +59,8 @@ export interface AgentRunResult {
   /** Model identifier actually used, e.g. `claude-sonnet-4-5`. */
   model: string;
   usage: TokenUsage;
+  /** Estimated cost in USD, when the runner knows it (the code-agent CLI runner reports it). */
+  costUsd?: number;
   /** Number of model calls made. */
   turns: number;
   /** `history` + this run's prompt and final answer, for the next run. */

@@ -2,6 +2,7 @@
 /** The `reviewbot` command line (CONTRACT §2). Wiring only: each command lives in its own module. */
 import { Command, CommanderError, Option } from 'commander';
 import { runReviewCommand } from './review-command.js';
+import { runJobCommand } from './run-job-command.js';
 import { runServeCommand } from './serve-command.js';
 
 // The AI SDK prints warnings to stderr by default; our runner logs them through pino instead.
@@ -41,6 +42,17 @@ program
   .action(async (opts: Record<string, unknown>) => {
     const code = await runServeCommand(typeof opts.config === 'string' ? { config: opts.config } : {});
     // Keep-alive sockets of API clients must not hold a stopped server open.
+    process.exit(code);
+  });
+
+program
+  .command('run-job')
+  .description('cluster Job pod entry point: run one job from REVIEWBOT_JOB_PAYLOAD (or --payload-file)')
+  .option('--payload-file <file>', 'read the JobPayload JSON from this file')
+  .action(async (opts: Record<string, unknown>) => {
+    const code = await runJobCommand(
+      typeof opts.payloadFile === 'string' ? { payloadFile: opts.payloadFile } : {},
+    );
     process.exit(code);
   });
 

@@ -1,20 +1,21 @@
 /**
  * `reviewbot serve` (CONTRACT §2, seed "Webhook server"): wires configuration, platforms, the job
- * runner, the workspace cleaner and the HTTP server together, then runs until SIGTERM/SIGINT, when
- * it stops accepting, lets running jobs finish for up to 60 s, logs dropped jobs and exits 0.
+ * runner (in-process queue, or Redis + Kubernetes Jobs when `kubernetes.image` is set), the
+ * workspace cleaner and the HTTP server together, then runs until SIGTERM/SIGINT, when it stops
+ * accepting, lets running jobs finish for up to 60 s, logs dropped jobs and exits 0.
  */
-import type { AgentRunner } from '../agent/types.js';
+import { createClusterJobRunner } from '../cluster/cluster-runner.js';
 import { loadConfig } from '../config/load-config.js';
 import type { RawConfig } from '../config/schema.js';
 import { ConfigError, describeError, ReviewbotError } from '../errors.js';
 import { createWorkspaceCleaner } from '../jobs/cleaner.js';
 import { createMemoryConversationStore } from '../jobs/conversation-store.js';
 import { createDispatcher } from '../jobs/handle-comment.js';
-import { createInProcessJobRunner } from '../jobs/in-process-runner.js';
+import { createInProcessJobRunner, type InProcessJobRunner } from '../jobs/in-process-runner.js';
 import { runJob, type JobContext } from '../jobs/run-job.js';
-import type { BotType } from '../jobs/types.js';
+import type { JobRunner } from '../jobs/types.js';
 import { createLogger, type Logger } from '../logger.js';
-import { createMetrics } from '../metrics.js';
+import { createMetrics, type Metrics } from '../metrics.js';
 import { buildPlatforms } from '../platforms/index.js';
 import type { Platform, PlatformName } from '../platforms/types.js';
 import { SecretMasker, secretValues } from '../secrets.js';
@@ -28,6 +29,12 @@ export const SHUTDOWN_GRACE_MS = 60_000;
 export interface ServeCommandOptions {
   config?: string;
 }
+
+/** A job runner of either mode, with the optional extras of each. */
+type ServeJobRunner = JobRunner & {
+  start?: () => Promise<void>;
+  isBusy?: InProcessJobRunner['isBusy'];
+};
 
 function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platform>): void {
   const problems: string[] = [];
@@ -50,10 +57,30 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
       'reviewer.bot_username or worker.bot_username: at least one bot username is required by serve',
     );
   }
-  if (config.kubernetes.image) {
-    problems.push('kubernetes.image: cluster mode is not available in this version; unset K8S_IMAGE');
-  }
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/** The standalone JobRunner: an in-process queue running jobs with the configured agent runner. */
+function createStandaloneRunner(
+  config: RawConfig,
+  env: NodeJS.ProcessEnv,
+  platforms: Map<PlatformName, Platform>,
+  deps: { logger: Logger; metrics: Metrics; masker: SecretMasker; signal: AbortSignal },
+): InProcessJobRunner {
+  const runner = buildRunner(config, env, deps.masker, deps.logger);
+  const context: JobContext = {
+    platforms,
+    createRunner: () => runner,
+    config,
+    store: createMemoryConversationStore(),
+    ...deps,
+  };
+  return createInProcessJobRunner({
+    maxConcurrentJobs: config.webhook.max_concurrent_jobs,
+    execute: (payload) => runJob(payload, context),
+    logger: deps.logger,
+    metrics: deps.metrics,
+  });
 }
 
 /** Asks each platform who the bot is; a failure is logged and the configured usernames still apply. */
@@ -84,41 +111,29 @@ export async function runServeCommand(
 ): Promise<number> {
   const masker = new SecretMasker(secretValues(env));
   const logger = createLogger({ destination: 'stdout', masker });
+  const metrics = createMetrics();
+  const shutdownController = new AbortController();
   let config: RawConfig;
   let platforms: Map<PlatformName, Platform>;
-  let runners: Map<BotType, AgentRunner>;
+  let jobRunner: ServeJobRunner;
   try {
     config = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env }).config;
     platforms = buildPlatforms({ env, logger });
     checkServeConfig(config, platforms);
-    const runner = buildRunner(config, env, masker, logger);
-    runners = new Map([
-      ['reviewer', runner],
-      ['worker', runner],
-    ]);
+    jobRunner = config.kubernetes.image
+      ? createClusterJobRunner({ config, env, logger, metrics, masker })
+      : createStandaloneRunner(config, env, platforms, {
+          logger,
+          metrics,
+          masker,
+          signal: shutdownController.signal,
+        });
   } catch (error) {
     process.stderr.write(`reviewbot: ${masker.mask(describeError(error))}\n`);
     return error instanceof ReviewbotError ? error.exitCode : 1;
   }
+  const mode = config.kubernetes.image ? 'cluster' : 'standalone';
 
-  const metrics = createMetrics();
-  const shutdownController = new AbortController();
-  const context: JobContext = {
-    platforms,
-    createRunner: (botType) => runners.get(botType) as AgentRunner,
-    config,
-    store: createMemoryConversationStore(),
-    metrics,
-    logger,
-    masker,
-    signal: shutdownController.signal,
-  };
-  const jobRunner = createInProcessJobRunner({
-    maxConcurrentJobs: config.webhook.max_concurrent_jobs,
-    execute: (payload) => runJob(payload, context),
-    logger,
-    metrics,
-  });
   const botIdentities = await resolveBotIdentities(platforms, logger);
   const dispatch = createDispatcher({
     rules: {
@@ -133,13 +148,18 @@ export async function runServeCommand(
     logger,
   });
   const server = createServer({ platforms, dispatch, metrics, logger });
-  const cleaner = createWorkspaceCleaner({
-    baseDir: config.workspace.base_dir,
-    platforms,
-    intervalHours: config.workspace.cleanup_interval_hours,
-    logger,
-    isBusy: (_dir, workspace) => jobRunner.isBusy(workspace.repoFullName, workspace.prNumber),
-  });
+  // Cluster Job pods keep their workspaces in emptyDir volumes: only a standalone server cleans.
+  const cleaner =
+    mode === 'standalone'
+      ? createWorkspaceCleaner({
+          baseDir: config.workspace.base_dir,
+          platforms,
+          intervalHours: config.workspace.cleanup_interval_hours,
+          logger,
+          isBusy: (_dir, workspace) =>
+            jobRunner.isBusy?.(workspace.repoFullName, workspace.prNumber) ?? false,
+        })
+      : undefined;
 
   try {
     await server.listen({ host: config.webhook.host, port: config.webhook.port });
@@ -147,24 +167,35 @@ export async function runServeCommand(
     process.stderr.write(
       `reviewbot: cannot listen on ${config.webhook.host}:${config.webhook.port}: ${describeError(error)}\n`,
     );
+    await jobRunner.shutdown(0);
     return 1;
   }
+  // Cluster mode: resume every queue key that still has jobs (from before a restart, or of a dead replica).
+  await jobRunner.start?.();
   logger.info(
-    { host: config.webhook.host, port: config.webhook.port, platforms: [...platforms.keys()], botIdentities },
+    {
+      host: config.webhook.host,
+      port: config.webhook.port,
+      mode,
+      platforms: [...platforms.keys()],
+      botIdentities,
+    },
     'reviewbot serve listening',
   );
-  // Start-up cleanup runs in the background: stale workspaces of a previous run go at once.
-  void cleaner
-    .runOnce()
-    .catch((error: unknown) => logger.warn({ err: describeError(error) }, 'workspace cleanup failed'));
-  cleaner.start();
+  if (cleaner) {
+    // Start-up cleanup runs in the background: stale workspaces of a previous run go at once.
+    void cleaner
+      .runOnce()
+      .catch((error: unknown) => logger.warn({ err: describeError(error) }, 'workspace cleanup failed'));
+    cleaner.start();
+  }
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   logger.info({ signal, running: jobRunner.depth() }, 'shutting down: no new webhooks, draining jobs');
-  cleaner.stop();
+  cleaner?.stop();
   const closing = server.close();
   const dropped = await jobRunner.shutdown(SHUTDOWN_GRACE_MS);
   shutdownController.abort();

@@ -127,6 +127,8 @@ describe('reviewbot serve on GitLab', () => {
       'answer in the thread',
     );
     expect(answer).toMatchObject({ discussion_id: thread.discussionId, author: BOT });
+    const discussion = gitlab.discussions.find((d) => d.id === thread.discussionId);
+    expect(discussion?.notes.map((n) => n.author)).toEqual(['bob', 'alice', BOT]);
   });
 
   it.each([

@@ -1,13 +1,18 @@
 /** Runs the built `reviewbot` CLI as a child process (the way a user runs it) and captures its output. */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The project root: the nearest directory above this file holding package.json (works from dist/ too). */
+function projectRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
 /** Absolute path of the built CLI entry point (`npm run build` first). */
-export const CLI_PATH = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../dist/src/cli/index.js',
-);
+export const CLI_PATH = path.join(projectRoot(), 'dist', 'src', 'cli', 'index.js');
 
 /** What the CLI did. */
 export interface CliResult {

@@ -1,0 +1,64 @@
+/**
+ * `submit_review` for Claude Code: an in-process MCP server (the SDK's `createSdkMcpServer`) with one
+ * tool whose arguments are the agent review output of CONTRACT §7. Claude Code offers it to the
+ * model as `mcp__reviewbot__submit_review`; a call of plain `submit_review` is routed to it too.
+ */
+import { z } from 'zod';
+import type { McpServerConfig } from '@anthropic-ai/claude-agent-sdk';
+import type { ClaudeAgentSdk } from './sdk-loader.js';
+
+/** Name of the MCP server (the middle part of the tool's Claude Code name). */
+export const SUBMIT_SERVER_NAME = 'reviewbot';
+/** The tool's name as Claude Code offers it to the model. */
+export const SUBMIT_TOOL_FULL_NAME = `mcp__${SUBMIT_SERVER_NAME}__submit_review`;
+/** Answer the model gets after a successful call. */
+export const SUBMITTED_ANSWER = 'Review submitted. Your review is complete: end your turn now.';
+
+/** The arguments, as in CONTRACT §7 (lenient: the review pipeline validates them again). */
+const submitReviewShape = {
+  summary: z.string().describe('Overall assessment of the change, in Markdown'),
+  comments: z
+    .array(
+      z.object({
+        path: z.string().describe('File path relative to the repository root, as in the diff'),
+        line: z.number().int().describe('Line the comment refers to (last line of a range)'),
+        side: z
+          .enum(['RIGHT', 'LEFT'])
+          .optional()
+          .describe('RIGHT = new version of the file (default), LEFT = old version'),
+        start_line: z.number().int().optional().describe('First line of a multi-line range'),
+        body: z.string().describe('The comment, in Markdown'),
+        suggestion: z
+          .string()
+          .optional()
+          .describe('Replacement text for the lines start_line..line (RIGHT side only)'),
+      }),
+    )
+    .describe('Inline comments on lines of the diff; may be empty'),
+};
+
+/**
+ * Creates the MCP server configuration for `query({ options: { mcpServers } })`. `onSubmit`
+ * receives the arguments of each call (the runner keeps the last).
+ */
+export function createSubmitReviewServer(
+  sdk: Pick<ClaudeAgentSdk, 'createSdkMcpServer' | 'tool'>,
+  onSubmit: (args: unknown) => void,
+): McpServerConfig {
+  const submit = sdk.tool(
+    'submit_review',
+    'Submits your review: a summary and inline comments on changed lines. Call it exactly once, ' +
+      'when your review is complete.',
+    submitReviewShape,
+    async (args) => {
+      onSubmit(args);
+      return { content: [{ type: 'text', text: SUBMITTED_ANSWER }] };
+    },
+  );
+  return sdk.createSdkMcpServer({
+    name: SUBMIT_SERVER_NAME,
+    version: '1.0.0',
+    tools: [submit],
+    alwaysLoad: true,
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * `reviewbot run-job` (CONTRACT §2, seed "Cluster mode behaviour"): the Job pod's entry point.
+ * Reads the JobPayload (`REVIEWBOT_JOB_PAYLOAD`, or `--payload-file`), loads the conversation from
+ * the store, runs the REVIEWER or WORKER job with the provider API runner, posts the results,
+ * saves the conversation, and publishes the completion signal — also on failure. Exit 0 when the
+ * job succeeded, 1 otherwise.
+ */
+import { readFile } from 'node:fs/promises';
+import { Redis } from 'ioredis';
+import { publishDone } from '../cluster/redis/done-signal.js';
+import { createRedisConversationStore } from '../cluster/redis/conversation-store.js';
+import { loadConfig } from '../config/load-config.js';
+import { ConfigError, describeError, UsageError } from '../errors.js';
+import { parseJobPayload } from '../jobs/payload.js';
+import { runJob } from '../jobs/run-job.js';
+import type { JobPayload, JobResult } from '../jobs/types.js';
+import { createLogger } from '../logger.js';
+import { createMetrics } from '../metrics.js';
+import { buildPlatforms } from '../platforms/index.js';
+import { SecretMasker, secretValues } from '../secrets.js';
+import { buildRunner } from './build-runner.js';
+
+/** Options of `reviewbot run-job`. */
+export interface RunJobCommandOptions {
+  payloadFile?: string;
+}
+
+async function readPayload(options: RunJobCommandOptions, env: NodeJS.ProcessEnv): Promise<JobPayload> {
+  if (options.payloadFile) return parseJobPayload(await readFile(options.payloadFile, 'utf8'));
+  const text = env.REVIEWBOT_JOB_PAYLOAD;
+  if (!text) throw new UsageError('no job payload: set REVIEWBOT_JOB_PAYLOAD or pass --payload-file');
+  return parseJobPayload(text);
+}
+
+/** Runs one job; resolves with the exit code (0 succeeded, 1 failed). */
+export async function runJobCommand(
+  options: RunJobCommandOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const masker = new SecretMasker(secretValues(env));
+  const logger = createLogger({ destination: 'stderr', masker });
+  let payload: JobPayload;
+  try {
+    payload = await readPayload(options, env);
+  } catch (error) {
+    logger.error({ err: masker.mask(describeError(error)) }, 'cannot read the job payload');
+    return 1;
+  }
+  const log = logger.child({
+    jobId: payload.jobId,
+    platform: payload.comment.platform,
+    repo: payload.comment.repoFullName,
+    pr: payload.comment.prNumber,
+  });
+  let redis: Redis | undefined;
+  let result: JobResult;
+  try {
+    const { config } = loadConfig({ env });
+    if (!config.store.url) throw new ConfigError(['store.url (STORE_URL): required by run-job']);
+    if (!config.agent.provider)
+      throw new ConfigError(['agent.provider (AGENT_PROVIDER): required in cluster mode']);
+    redis = new Redis(config.store.url, { maxRetriesPerRequest: 5, lazyConnect: true });
+    redis.on('error', (error: Error) =>
+      log.warn({ err: masker.mask(error.message) }, 'store connection error'),
+    );
+    await redis.connect();
+    const platforms = buildPlatforms({ env, logger: log });
+    const runner = buildRunner(config, env, masker, log);
+    result = await runJob(payload, {
+      platforms,
+      createRunner: () => runner,
+      config,
+      store: createRedisConversationStore(redis, { ttlSeconds: config.store.key_ttl_seconds, logger: log }),
+      metrics: createMetrics({ defaultMetrics: false }),
+      logger: log,
+      masker,
+    });
+  } catch (error) {
+    // Set-up failed before the job could run (config, store, platform): runJob never throws.
+    log.error({ err: masker.mask(describeError(error)) }, 'job could not start');
+    result = { status: 'failed', error: describeError(error) };
+  }
+  try {
+    if (!redis && env.STORE_URL) {
+      redis = new Redis(env.STORE_URL, { maxRetriesPerRequest: 5 });
+      redis.on('error', () => undefined);
+    }
+    if (redis) await publishDone(redis, { jobId: payload.jobId, status: result.status });
+    else log.error('no store to publish the completion signal to');
+  } catch (error) {
+    log.error({ err: masker.mask(describeError(error)) }, 'could not publish the completion signal');
+  } finally {
+    redis?.disconnect();
+  }
+  log.info({ status: result.status }, 'job finished');
+  return result.status === 'succeeded' ? 0 : 1;
+}

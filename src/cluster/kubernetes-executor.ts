@@ -1,0 +1,68 @@
+/**
+ * Runs one queued job as a Kubernetes Job (seed part 3 cluster rules, CONTRACT §9–§10): looks the
+ * Job up by its `reviewbot/job-id` label first (idempotent after a crash), otherwise creates it after
+ * the completion watcher is subscribed, then waits for the completion signal, the Kubernetes API
+ * reporting the Job failed, or `active_deadline_seconds` + 10 s from the Job's creation.
+ */
+import type { RawConfig } from '../config/schema.js';
+import type { JobPayload } from '../jobs/types.js';
+import type { Logger } from '../logger.js';
+import type { KubernetesJobs } from './k8s/client.js';
+import { buildJobSpec } from './k8s/job-spec.js';
+import type { DoneWatcher } from './redis/done-watcher.js';
+import type { ExecuteContext } from './redis/run-leased-job.js';
+
+/** The margin the server waits past `active_deadline_seconds` before moving on (seed part 8), ms. */
+export const DEADLINE_MARGIN_MS = 10_000;
+
+/** Dependencies of `createKubernetesExecutor`. */
+export interface KubernetesExecutorOptions {
+  jobs: KubernetesJobs;
+  watcher: DoneWatcher;
+  config: RawConfig;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Clock, epoch ms (tests). */
+  now?: () => number;
+}
+
+/**
+ * Returns the `execute` function of the Redis job queue: resolves when the job is done (or given up
+ * on); never creates a second Job for one job id.
+ * @throws PlatformError when the Kubernetes API refuses the Job (the queue logs it and moves on).
+ */
+export function createKubernetesExecutor(
+  options: KubernetesExecutorOptions,
+): (payload: JobPayload, context: ExecuteContext) => Promise<void> {
+  const { jobs, watcher, config, env } = options;
+  const now = options.now ?? Date.now;
+  const budgetMs = config.kubernetes.active_deadline_seconds * 1000 + DEADLINE_MARGIN_MS;
+
+  return async (payload, context) => {
+    const log = options.logger.child({
+      jobId: payload.jobId,
+      platform: payload.comment.platform,
+      repo: payload.comment.repoFullName,
+      pr: payload.comment.prNumber,
+    });
+    await watcher.ready();
+    let name: string;
+    let createdAt: number;
+    const existing = context.resumed ? await jobs.findByJobId(payload.jobId) : undefined;
+    if (existing) {
+      name = existing.name;
+      createdAt = existing.createdAt.getTime();
+      log.info({ job: name }, 'resuming the wait for an existing Kubernetes Job');
+    } else {
+      createdAt = now();
+      name = (await jobs.create(buildJobSpec(payload, config, env))).name;
+      log.info({ job: name, botType: payload.botType }, 'Kubernetes Job created');
+    }
+    const outcome = await watcher.wait(payload.jobId, {
+      deadlineAt: createdAt + budgetMs,
+      signal: context.signal,
+      poll: async () => ((await jobs.status(name)) === 'failed' ? 'failed' : undefined),
+    });
+    log.info({ job: name, status: outcome.status, source: outcome.source }, 'Kubernetes Job done');
+  };
+}

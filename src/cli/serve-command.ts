@@ -4,7 +4,6 @@
  * workspace cleaner and the HTTP server together, then runs until SIGTERM/SIGINT, when it stops
  * accepting, lets running jobs finish for up to 60 s, logs dropped jobs and exits 0.
  */
-import { createClusterJobRunner } from '../cluster/cluster-runner.js';
 import { loadConfig } from '../config/load-config.js';
 import type { RawConfig } from '../config/schema.js';
 import { ConfigError, describeError, ReviewbotError } from '../errors.js';
@@ -120,8 +119,15 @@ export async function runServeCommand(
     config = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env }).config;
     platforms = buildPlatforms({ env, logger });
     checkServeConfig(config, platforms);
+    // The Kubernetes client is large (~80 MB resident): load it only in cluster mode.
     jobRunner = config.kubernetes.image
-      ? createClusterJobRunner({ config, env, logger, metrics, masker })
+      ? (await import('../cluster/cluster-runner.js')).createClusterJobRunner({
+          config,
+          env,
+          logger,
+          metrics,
+          masker,
+        })
       : createStandaloneRunner(config, env, platforms, {
           logger,
           metrics,

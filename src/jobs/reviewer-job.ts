@@ -44,6 +44,7 @@ export async function processReviewerComment(
     prNumber: comment.prNumber,
     prompt: payload.prompt,
     history: previous?.messages ?? [],
+    ...(previous ? { resumeSessionId: previous.sessionId } : {}),
     baseDir: ctx.config.workspace.base_dir,
     maxTurns: ctx.config.agent.max_turns,
     botUsernames: configuredBotUsernames(ctx.config),

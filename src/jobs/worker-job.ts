@@ -95,6 +95,7 @@ export async function processWorkerComment(payload: JobPayload, ctx: JobContext)
       systemPrompt: buildWorkerSystemPrompt(),
       prompt: buildWorkerPrompt({ pr, comment, request: payload.prompt }),
       history: previous?.messages ?? [],
+      ...(previous ? { resumeSessionId: previous.sessionId } : {}),
       tools: [...WORKER_TOOLS],
       maxTurns: ctx.config.agent.max_turns,
       onEvent: logProgress(ctx.logger),

@@ -39,6 +39,8 @@ export interface ExecuteReviewInput {
   prompt?: string;
   /** Earlier messages of this pull request's REVIEWER conversation. */
   history?: ConversationMessage[];
+  /** Session to resume (code-agent CLI runner); the API runner continues from `history` instead. */
+  resumeSessionId?: string;
   /** Workspace root (`workspace.base_dir`). */
   baseDir: string;
   maxTurns: number;
@@ -145,6 +147,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
         userPrompt: input.prompt ?? '',
       }),
       history: input.history ?? [],
+      ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
     });
     let usage = run.usage;
     let parsed: ParseOutcome = parseReviewOutput(run.submitted ?? run.text);
@@ -157,6 +160,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
         ...runOptions,
         prompt: buildReaskPrompt(parsed.error),
         history: run.messages,
+        resumeSessionId: run.sessionId,
       });
       usage = addUsage(usage, run.usage);
       parsed = parseReviewOutput(run.submitted ?? run.text);

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { CLI_PATH } from './run-cli.js';
 import { signGitHubWebhook } from './webhook-signing.js';
 
@@ -41,8 +42,10 @@ export interface ServeProcess {
 /** Starts `reviewbot serve` with exactly `env` (plus PATH and a free WEBHOOK_PORT); waits until it listens. */
 export async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<ServeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI_PATH, 'serve'], {
-    env: { PATH: process.env.PATH, WEBHOOK_HOST: '127.0.0.1', WEBHOOK_PORT: String(port), ...env },
+  // Executed as the `reviewbot` bin is (its shebang carries the server's V8 flags), with this
+  // process's Node first on PATH.
+  const child = spawn(CLI_PATH, ['serve'], {
+    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, WEBHOOK_HOST: '127.0.0.1', WEBHOOK_PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -77,8 +77,10 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): RedisJobQueu
     throw new RangeError(`sweepIntervalMs must be an integer >= 10, got ${sweepIntervalMs}`);
   }
   const redis = options.redis();
+  // Debug only: the factory's owner usually logs connection errors; this keeps ioredis from
+  // printing "Unhandled error event" when it does not.
   redis.on('error', (error: unknown) =>
-    logger.warn({ err: describeError(error) }, 'job queue: store connection error'),
+    logger.debug({ err: describeError(error) }, 'job queue: store connection error'),
   );
 
   const consumers = new Map<string, Consumer>();

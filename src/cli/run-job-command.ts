@@ -14,7 +14,7 @@ import { ConfigError, describeError, UsageError } from '../errors.js';
 import { parseJobPayload } from '../jobs/payload.js';
 import { runJob } from '../jobs/run-job.js';
 import type { JobPayload, JobResult } from '../jobs/types.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type Logger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import { buildPlatforms } from '../platforms/index.js';
 import { SecretMasker, secretValues } from '../secrets.js';
@@ -30,6 +30,65 @@ async function readPayload(options: RunJobCommandOptions, env: NodeJS.ProcessEnv
   const text = env.REVIEWBOT_JOB_PAYLOAD;
   if (!text) throw new UsageError('no job payload: set REVIEWBOT_JOB_PAYLOAD or pass --payload-file');
   return parseJobPayload(text);
+}
+
+/** The store connection `setUpAndRun` opened, for publishing the completion signal afterwards. */
+interface StoreHolder {
+  redis?: Redis;
+}
+
+/**
+ * Loads the configuration, connects to the store and runs the job (`runJob` never throws).
+ * @throws ConfigError without `store.url` or `agent.provider`; the store's or a platform's error.
+ */
+async function setUpAndRun(
+  payload: JobPayload,
+  env: NodeJS.ProcessEnv,
+  masker: SecretMasker,
+  log: Logger,
+  holder: StoreHolder,
+): Promise<JobResult> {
+  const { config } = loadConfig({ env });
+  if (!config.store.url) throw new ConfigError(['store.url (STORE_URL): required by run-job']);
+  if (!config.agent.provider)
+    throw new ConfigError(['agent.provider (AGENT_PROVIDER): required in cluster mode']);
+  const redis = new Redis(config.store.url, { maxRetriesPerRequest: 5, lazyConnect: true });
+  holder.redis = redis;
+  redis.on('error', (error: Error) => log.warn({ err: masker.mask(error.message) }, 'store connection error'));
+  await redis.connect();
+  const platforms = buildPlatforms({ env, logger: log });
+  const runner = buildRunner(config, env, masker, log);
+  return runJob(payload, {
+    platforms,
+    createRunner: () => runner,
+    config,
+    store: createRedisConversationStore(redis, { ttlSeconds: config.store.key_ttl_seconds, logger: log }),
+    metrics: createMetrics({ defaultMetrics: false }),
+    logger: log,
+    masker,
+  });
+}
+
+/**
+ * Resolves `failed` on SIGTERM — Kubernetes stops a pod with it at the active deadline or when its
+ * Job is deleted, and SIGKILLs it after the grace period — so the completion signal still goes out
+ * and the server moves on at once. Call the returned `dispose` when the job ends.
+ */
+function onSigterm(log: Logger): { terminated: Promise<JobResult>; dispose(): void } {
+  let listener: (() => void) | undefined;
+  const terminated = new Promise<JobResult>((resolve) => {
+    listener = () => {
+      log.warn('SIGTERM: the job was stopped before it finished');
+      resolve({ status: 'failed', error: 'stopped by SIGTERM' });
+    };
+    process.once('SIGTERM', listener);
+  });
+  return {
+    terminated,
+    dispose: () => {
+      if (listener) process.off('SIGTERM', listener);
+    },
+  };
 }
 
 /** Runs one job; resolves with the exit code (0 succeeded, 1 failed). */
@@ -52,34 +111,22 @@ export async function runJobCommand(
     repo: payload.comment.repoFullName,
     pr: payload.comment.prNumber,
   });
-  let redis: Redis | undefined;
+  const holder: StoreHolder = {};
+  const sigterm = onSigterm(log);
   let result: JobResult;
   try {
-    const { config } = loadConfig({ env });
-    if (!config.store.url) throw new ConfigError(['store.url (STORE_URL): required by run-job']);
-    if (!config.agent.provider)
-      throw new ConfigError(['agent.provider (AGENT_PROVIDER): required in cluster mode']);
-    redis = new Redis(config.store.url, { maxRetriesPerRequest: 5, lazyConnect: true });
-    redis.on('error', (error: Error) =>
-      log.warn({ err: masker.mask(error.message) }, 'store connection error'),
-    );
-    await redis.connect();
-    const platforms = buildPlatforms({ env, logger: log });
-    const runner = buildRunner(config, env, masker, log);
-    result = await runJob(payload, {
-      platforms,
-      createRunner: () => runner,
-      config,
-      store: createRedisConversationStore(redis, { ttlSeconds: config.store.key_ttl_seconds, logger: log }),
-      metrics: createMetrics({ defaultMetrics: false }),
-      logger: log,
-      masker,
-    });
-  } catch (error) {
-    // Set-up failed before the job could run (config, store, platform): runJob never throws.
-    log.error({ err: masker.mask(describeError(error)) }, 'job could not start');
-    result = { status: 'failed', error: describeError(error) };
+    result = await Promise.race([
+      setUpAndRun(payload, env, masker, log, holder).catch((error: unknown): JobResult => {
+        // Set-up failed before the job could run (config, store, platform): runJob never throws.
+        log.error({ err: masker.mask(describeError(error)) }, 'job could not start');
+        return { status: 'failed', error: describeError(error) };
+      }),
+      sigterm.terminated,
+    ]);
+  } finally {
+    sigterm.dispose();
   }
+  let redis = holder.redis;
   try {
     if (!redis && env.STORE_URL) {
       redis = new Redis(env.STORE_URL, { maxRetriesPerRequest: 5 });

@@ -30,7 +30,7 @@ describe('reviewbot serve: jobs', () => {
   const send = (pr: number, body: string) => postComment(fx, pr, body);
 
   it('runs 3 + 3 mentions one at a time per pull request, both pull requests at once, in order', async () => {
-    const JOB_MS = 600;
+    const JOB_MS = 1500;
     const spans: Array<{ tag: string; start: number; end: number }> = [];
     fx.llm.setScript((request) => {
       const tag = jobTag(request) ?? '?';
@@ -53,10 +53,12 @@ describe('reviewbot serve: jobs', () => {
       expect(mine.map((s) => s.tag)).toEqual([`${pr}1`, `${pr}2`, `${pr}3`]);
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.start).toBeGreaterThanOrEqual(mine[i - 1]!.end);
     }
-    // The two pull requests overlapped in time.
-    const a1 = spans.find((s) => s.tag === 'A1')!;
-    const b1 = spans.find((s) => s.tag === 'B1')!;
-    expect(Math.abs(a1.start - b1.start)).toBeLessThan(JOB_MS);
+    // The two pull requests ran at the same time: some A job overlapped some B job.
+    const overlaps = (x: (typeof spans)[number], y: (typeof spans)[number]) =>
+      x.start < y.end && y.start < x.end;
+    const a = spans.filter((s) => s.tag.startsWith('A'));
+    const b = spans.filter((s) => s.tag.startsWith('B'));
+    expect(a.some((x) => b.some((y) => overlaps(x, y)))).toBe(true);
   }, 120_000);
 
   it('continues the conversation on a second mention of the same pull request', async () => {

@@ -45,7 +45,12 @@ export async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 20_000): Pr
   // Executed as the `reviewbot` bin is (its shebang carries the server's V8 flags), with this
   // process's Node first on PATH.
   const child = spawn(CLI_PATH, ['serve'], {
-    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, WEBHOOK_HOST: '127.0.0.1', WEBHOOK_PORT: String(port), ...env },
+    env: {
+      PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      WEBHOOK_HOST: '127.0.0.1',
+      WEBHOOK_PORT: String(port),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

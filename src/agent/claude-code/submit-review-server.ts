@@ -3,8 +3,8 @@
  * tool whose arguments are the agent review output of CONTRACT §7. Claude Code offers it to the
  * model as `mcp__reviewbot__submit_review`; a call of plain `submit_review` is routed to it too.
  */
-import { z } from 'zod';
 import type { McpServerConfig } from '@anthropic-ai/claude-agent-sdk';
+import { SUBMIT_REVIEW_SHAPE } from '../tools/submit-review.js';
 import type { ClaudeAgentSdk } from './sdk-loader.js';
 
 /** Name of the MCP server (the middle part of the tool's Claude Code name). */
@@ -13,29 +13,6 @@ export const SUBMIT_SERVER_NAME = 'reviewbot';
 export const SUBMIT_TOOL_FULL_NAME = `mcp__${SUBMIT_SERVER_NAME}__submit_review`;
 /** Answer the model gets after a successful call. */
 export const SUBMITTED_ANSWER = 'Review submitted. Your review is complete: end your turn now.';
-
-/** The arguments, as in CONTRACT §7 (lenient: the review pipeline validates them again). */
-const submitReviewShape = {
-  summary: z.string().describe('Overall assessment of the change, in Markdown'),
-  comments: z
-    .array(
-      z.object({
-        path: z.string().describe('File path relative to the repository root, as in the diff'),
-        line: z.number().int().describe('Line the comment refers to (last line of a range)'),
-        side: z
-          .enum(['RIGHT', 'LEFT'])
-          .optional()
-          .describe('RIGHT = new version of the file (default), LEFT = old version'),
-        start_line: z.number().int().optional().describe('First line of a multi-line range'),
-        body: z.string().describe('The comment, in Markdown'),
-        suggestion: z
-          .string()
-          .optional()
-          .describe('Replacement text for the lines start_line..line (RIGHT side only)'),
-      }),
-    )
-    .describe('Inline comments on lines of the diff; may be empty'),
-};
 
 /**
  * Creates the MCP server configuration for `query({ options: { mcpServers } })`. `onSubmit`
@@ -49,7 +26,7 @@ export function createSubmitReviewServer(
     'submit_review',
     'Submits your review: a summary and inline comments on changed lines. Call it exactly once, ' +
       'when your review is complete.',
-    submitReviewShape,
+    SUBMIT_REVIEW_SHAPE,
     async (args) => {
       onSubmit(args);
       return { content: [{ type: 'text', text: SUBMITTED_ANSWER }] };

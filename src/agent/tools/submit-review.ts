@@ -23,7 +23,8 @@ export interface SubmitReviewInput {
 /** Answer the model gets after a successful `submit_review`. */
 export const SUBMITTED_MESSAGE = 'Review submitted.';
 
-const submitReviewInput = z.object({
+/** The arguments' zod shape (a raw shape, as MCP tools take it); shared by both agent runners. */
+export const SUBMIT_REVIEW_SHAPE = {
   summary: z.string().describe('Overall assessment of the change, in Markdown'),
   comments: z
     .array(
@@ -43,7 +44,9 @@ const submitReviewInput = z.object({
       }),
     )
     .describe('Inline comments on lines of the diff; may be empty'),
-});
+};
+
+const submitReviewInput = z.object(SUBMIT_REVIEW_SHAPE);
 
 /** Builds `submit_review`: records the arguments through `ctx.onSubmit` and answers `SUBMITTED_MESSAGE`. */
 export function createSubmitReviewTool(ctx: ToolContext) {

@@ -3,7 +3,6 @@
  * delivery id and the JSON-parsed body. Events, actions and payloads it does not handle come back as
  * `{ kind: 'ignored', reason }`; it never throws.
  */
-import type { z } from 'zod';
 import type { EventType, ReviewComment, WebhookParseResult } from '../types.js';
 import {
   IssueCommentEvent,
@@ -12,6 +11,7 @@ import {
   ReviewEvent,
   type PullRequest,
 } from './webhook-schema.js';
+import { checkPayload, ignored } from '../webhook-parse-helpers.js';
 
 /** `pull_request` actions that are lifecycle triggers, and the eventType each becomes. */
 const LIFECYCLE_ACTIONS: ReadonlyMap<string, EventType> = new Map<string, EventType>([
@@ -20,23 +20,6 @@ const LIFECYCLE_ACTIONS: ReadonlyMap<string, EventType> = new Map<string, EventT
   ['reopened', 'pr_reopened'],
   ['ready_for_review', 'pr_ready_for_review'],
 ]);
-
-function ignored(reason: string): WebhookParseResult {
-  return { kind: 'ignored', reason };
-}
-
-/** Validates `body` with `schema`; on failure an ignored result naming the first bad field. */
-function check<T>(
-  schema: z.ZodType<T>,
-  event: string,
-  body: Record<string, unknown>,
-): { ok: true; data: T } | { ok: false; result: WebhookParseResult } {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return { ok: true, data: parsed.data };
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'payload';
-  return { ok: false, result: ignored(`malformed ${event} payload: ${where} is missing or invalid`) };
-}
 
 /** Branch, SHAs and clone URL of a pull request object (clone URL of the head repository). */
 function pullRequestFields(pr: PullRequest) {
@@ -52,7 +35,7 @@ function pullRequestFields(pr: PullRequest) {
 }
 
 function parseIssueComment(body: Record<string, unknown>, deliveryId: string): WebhookParseResult {
-  const checked = check(IssueCommentEvent, 'issue_comment', body);
+  const checked = checkPayload(IssueCommentEvent, 'issue_comment', body);
   if (!checked.ok) return checked.result;
   const { issue, comment, repository, sender } = checked.data;
   if (!issue.pull_request) return ignored('not a pull request');
@@ -79,7 +62,7 @@ function parseIssueComment(body: Record<string, unknown>, deliveryId: string): W
 }
 
 function parseReviewComment(body: Record<string, unknown>, deliveryId: string): WebhookParseResult {
-  const checked = check(ReviewCommentEvent, 'pull_request_review_comment', body);
+  const checked = checkPayload(ReviewCommentEvent, 'pull_request_review_comment', body);
   if (!checked.ok) return checked.result;
   const { comment, pull_request: pr, repository, sender } = checked.data;
   const line = comment.line ?? comment.original_line ?? undefined;
@@ -103,7 +86,7 @@ function parseReviewComment(body: Record<string, unknown>, deliveryId: string): 
 }
 
 function parseReview(body: Record<string, unknown>, deliveryId: string): WebhookParseResult {
-  const checked = check(ReviewEvent, 'pull_request_review', body);
+  const checked = checkPayload(ReviewEvent, 'pull_request_review', body);
   if (!checked.ok) return checked.result;
   const { review, pull_request: pr, repository, sender } = checked.data;
   const text = review.body ?? '';
@@ -129,7 +112,7 @@ function parsePullRequest(
   deliveryId: string,
   eventType: EventType,
 ): WebhookParseResult {
-  const checked = check(PullRequestEvent, 'pull_request', body);
+  const checked = checkPayload(PullRequestEvent, 'pull_request', body);
   if (!checked.ok) return checked.result;
   const { pull_request: pr, repository, sender } = checked.data;
   return {

@@ -3,28 +3,12 @@
  * (`X-Gitlab-Event`), the delivery id and the JSON-parsed body. What it does not handle comes back
  * as `{ kind: 'ignored', reason }`; it never throws.
  */
-import type { z } from 'zod';
 import type { EventType, ReviewComment, WebhookParseResult } from '../types.js';
 import { MergeRequestEvent, NoteEvent } from './webhook-schema.js';
-
-function ignored(reason: string): WebhookParseResult {
-  return { kind: 'ignored', reason };
-}
-
-function check<T>(
-  schema: z.ZodType<T>,
-  event: string,
-  body: Record<string, unknown>,
-): { ok: true; data: T } | { ok: false; result: WebhookParseResult } {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return { ok: true, data: parsed.data };
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'payload';
-  return { ok: false, result: ignored(`malformed ${event} payload: ${where} is missing or invalid`) };
-}
+import { checkPayload, ignored } from '../webhook-parse-helpers.js';
 
 function parseNote(body: Record<string, unknown>, deliveryId: string): WebhookParseResult {
-  const checked = check(NoteEvent, 'Note Hook', body);
+  const checked = checkPayload(NoteEvent, 'Note Hook', body);
   if (!checked.ok) return checked.result;
   const { user, project, object_attributes: note, merge_request: mr } = checked.data;
   if (note.noteable_type !== 'MergeRequest')
@@ -72,7 +56,7 @@ function lifecycleOf(data: MergeRequestEvent): EventType | string {
 }
 
 function parseMergeRequest(body: Record<string, unknown>, deliveryId: string): WebhookParseResult {
-  const checked = check(MergeRequestEvent, 'Merge Request Hook', body);
+  const checked = checkPayload(MergeRequestEvent, 'Merge Request Hook', body);
   if (!checked.ok) return checked.result;
   const data = checked.data;
   const eventType = lifecycleOf(data);

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env -S node --max-semi-space-size=4
 /** The `reviewbot` command line (CONTRACT §2). Wiring only: each command lives in its own module. */
 import { Command, CommanderError, Option } from 'commander';
 import { runReviewCommand } from './review-command.js';

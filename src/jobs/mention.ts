@@ -114,11 +114,26 @@ export function mentionableText(body: string): string {
   return chars.join('');
 }
 
+/** Compiled mention patterns by username (a server has one or two; built once, not per webhook). */
+const patterns = new Map<string, RegExp | undefined>();
+
+function mentionPattern(username: string): RegExp | undefined {
+  if (!patterns.has(username)) {
+    const base = username.toLowerCase().endsWith(BOT_SUFFIX)
+      ? username.slice(0, -BOT_SUFFIX.length)
+      : username;
+    patterns.set(
+      username,
+      base === '' ? undefined : new RegExp(`@${escapeRegExp(base)}(?:${escapeRegExp(BOT_SUFFIX)})?`, 'gi'),
+    );
+  }
+  return patterns.get(username);
+}
+
 /** Where `@<username>` first occurs in `text` as a mention: offset and matched length. */
 function findMention(text: string, username: string): { index: number; length: number } | undefined {
-  const base = username.toLowerCase().endsWith(BOT_SUFFIX) ? username.slice(0, -BOT_SUFFIX.length) : username;
-  if (base === '') return undefined;
-  const pattern = new RegExp(`@${escapeRegExp(base)}(?:${escapeRegExp(BOT_SUFFIX)})?`, 'gi');
+  const pattern = mentionPattern(username);
+  if (!pattern) return undefined;
   for (const match of text.matchAll(pattern)) {
     const before = match.index > 0 ? (text[match.index - 1] as string) : '';
     const after = text[match.index + match[0].length] ?? '';
@@ -142,6 +157,8 @@ function findMention(text: string, username: string): { index: number; length: n
  * @returns the Mention, or undefined when no configured bot is mentioned.
  */
 export function extractMention(body: string, names: MentionNames): Mention | undefined {
+  // Most comments mention nobody: skip the Markdown scan then.
+  if (!body.includes('@')) return undefined;
   const text = mentionableText(body);
   const candidates: Array<{ botType: BotType; index: number; length: number }> = [];
   for (const [botType, username] of [

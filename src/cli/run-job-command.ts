@@ -54,7 +54,9 @@ async function setUpAndRun(
     throw new ConfigError(['agent.provider (AGENT_PROVIDER): required in cluster mode']);
   const redis = new Redis(config.store.url, { maxRetriesPerRequest: 5, lazyConnect: true });
   holder.redis = redis;
-  redis.on('error', (error: Error) => log.warn({ err: masker.mask(error.message) }, 'store connection error'));
+  redis.on('error', (error: Error) =>
+    log.warn({ err: masker.mask(error.message) }, 'store connection error'),
+  );
   await redis.connect();
   const platforms = buildPlatforms({ env, logger: log });
   const runner = buildRunner(config, env, masker, log);

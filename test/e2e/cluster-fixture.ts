@@ -8,7 +8,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { V1Job } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
-import { startFakeKubernetes, type FakeKubernetes, type FakeKubernetesOptions } from '../support/fake-k8s/index.js';
+import {
+  startFakeKubernetes,
+  type FakeKubernetes,
+  type FakeKubernetesOptions,
+} from '../support/fake-k8s/index.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { GITHUB_TOKEN, LLM_KEY } from './cli-fixture.js';
@@ -80,6 +84,19 @@ export function creationsPerJobId(k8s: FakeKubernetes): Map<string, number> {
   const counts = new Map<string, number>();
   for (const job of k8s.jobs) counts.set(jobIdOf(job), (counts.get(jobIdOf(job)) ?? 0) + 1);
   return counts;
+}
+
+/** Polls the async `check` every 50 ms until it resolves truthy; throws after `timeoutMs`. */
+export async function waitUntil(
+  check: () => Promise<unknown>,
+  timeoutMs: number,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Posts `@review-bot <text>` on pull request `pr` through `server` (default: the first server). */

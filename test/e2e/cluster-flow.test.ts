@@ -4,7 +4,7 @@
  * start on the completion signal; a conversation continues across two pods through Redis.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GITHUB_TOKEN, LLM_KEY } from './cli-fixture.js';
+import { GITHUB_TOKEN, LLM_KEY, reviewLines } from './cli-fixture.js';
 import {
   createClusterFixture,
   createdAt,
@@ -39,7 +39,11 @@ describe('reviewbot serve in cluster mode: Jobs', () => {
       );
     }
     const jobs = fx.k8s.jobs.filter((job) => prOf(job) === 7);
-    expect(jobs.map(promptOf)).toEqual(['job-Q1 please review', 'job-Q2 please review', 'job-Q3 please review']);
+    expect(jobs.map(promptOf)).toEqual([
+      'job-Q1 please review',
+      'job-Q2 please review',
+      'job-Q3 please review',
+    ]);
     // Every pod ran to success and published its completion.
     await waitFor(() => fx.k8s.runs.length === 3 && fx.k8s.runs.every((r) => r.endedAt), 10_000, 'pod exits');
     expect(fx.k8s.runs.map((r) => r.exitCode)).toEqual([0, 0, 0]);
@@ -94,11 +98,25 @@ describe('reviewbot serve in cluster mode: Jobs', () => {
     expect(fx.server.stdout()).not.toContain(LLM_KEY);
   });
 
-  it('continues a conversation in a second pod from the history stored in Redis', async () => {
-    fx.llm.setScript([
-      summaryReply('The parser looks fine.'),
-      summaryReply('Yes, v3 changed to 300.'),
+  it('posts the review a Job pod produced, its finding inline on the diff', async () => {
+    const right = reviewLines(fx.scenario).right;
+    const finding = { path: right.path, line: right.line, side: 'RIGHT', body: 'Name this constant.' };
+    fx.llm.setScript([{ text: JSON.stringify({ summary: 'One point from the pod.', comments: [finding] }) }]);
+    const reviews = fx.github.reviews.length;
+    await mention(fx, 7, 'review the constants');
+    const review = await waitFor(() => fx.github.reviews[reviews], 30_000, 'the review');
+    expect(review.state).toBe('COMMENTED');
+    expect(review.commit_id).toBe(fx.scenario.headSha);
+    expect(review.body).toContain('One point from the pod.');
+    const inline = fx.github.reviewComments.filter((c) => c.pull_request_review_id === review.id);
+    expect(inline.map((c) => [c.path, c.line, c.side, c.body])).toEqual([
+      [right.path, right.line, 'RIGHT', expect.stringContaining('Name this constant.')],
     ]);
+    expect(fx.github.violations).toEqual([]);
+  }, 40_000);
+
+  it('continues a conversation in a second pod from the history stored in Redis', async () => {
+    fx.llm.setScript([summaryReply('The parser looks fine.'), summaryReply('Yes, v3 changed to 300.')]);
     const calls = fx.llm.requests.length;
     const pods = fx.k8s.runs.length;
     await mention(fx, 8, 'what about the parser?');

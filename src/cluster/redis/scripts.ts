@@ -14,7 +14,8 @@ export interface LuaScript {
   sha: string;
 }
 
-function defineScript(source: string): LuaScript {
+/** A script and its SHA-1 (for EVALSHA) from its Lua `source`. */
+export function defineScript(source: string): LuaScript {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -94,8 +95,33 @@ end
 return out
 `);
 
+/** Per connection: SCRIPT LOAD of each script, in flight or done (keyed by SHA). */
+const loads = new WeakMap<Redis, Map<string, Promise<unknown>>>();
+
 /**
- * Runs `script` with EVALSHA, or EVAL when Redis does not know it (`NOSCRIPT`).
+ * Loads `script` on `redis` once (SCRIPT LOAD), shared by every call made meanwhile: without it,
+ * a burst of first calls (e.g. start-up with many jobs) would each get NOSCRIPT and resend the
+ * whole source. A failed load is forgotten, so the next call tries again.
+ */
+function loadOnce(redis: Redis, script: LuaScript): Promise<unknown> {
+  let scripts = loads.get(redis);
+  if (!scripts) {
+    scripts = new Map();
+    loads.set(redis, scripts);
+  }
+  let loading = scripts.get(script.sha);
+  if (!loading) {
+    const table = scripts;
+    loading = redis.script('LOAD', script.source);
+    loading.catch(() => table.delete(script.sha));
+    table.set(script.sha, loading);
+  }
+  return loading;
+}
+
+/**
+ * Runs `script` with EVALSHA (after one shared SCRIPT LOAD per connection), or EVAL when Redis does
+ * not know it (`NOSCRIPT`, e.g. after a Redis restart emptied the script cache).
  * @throws what Redis or the connection throws (e.g. "Connection is closed").
  */
 export async function runScript(
@@ -104,10 +130,12 @@ export async function runScript(
   keys: readonly string[],
   args: ReadonlyArray<string | number>,
 ): Promise<unknown> {
+  await loadOnce(redis, script).catch(() => undefined);
   try {
     return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    loads.get(redis)?.delete(script.sha);
     return redis.eval(script.source, keys.length, ...keys, ...args);
   }
 }

@@ -5,13 +5,14 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, lstat, readlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, lstat, readlink, access } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createGitHttpHandler, type GitHttpHandler } from '../../test/support/git-http-server.js';
+import type { PrepareWorkspaceOptions } from './workspace.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -161,4 +162,29 @@ export async function filesContaining(dir: string, needle: string): Promise<stri
     if (bytes.includes(needle)) hits.push(file);
   }
   return hits;
+}
+
+/** `prepareWorkspace` options for PR 7 of `acme/widgets` in `fx`, cloned from `cloneUrl` at `main`. */
+export function prepareOptions(
+  fx: GitFixture,
+  cloneUrl: string,
+  overrides: Partial<PrepareWorkspaceOptions> = {},
+): PrepareWorkspaceOptions {
+  return {
+    baseDir: fx.baseDir,
+    repoFullName: 'acme/widgets',
+    prNumber: 7,
+    cloneUrl,
+    branch: 'main',
+    credentials: { username: 'x-access-token', password: fx.token },
+    ...overrides,
+  };
+}
+
+/** True when `file` exists. */
+export async function pathExists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }

@@ -1,9 +1,15 @@
-import { access, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitError } from '../errors.js';
 import { SecretMasker } from '../secrets.js';
-import { filesContaining, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
+import {
+  filesContaining,
+  pathExists,
+  prepareOptions,
+  startGitFixture,
+  type GitFixture,
+} from './git-fixture.test-helper.js';
 import { runGit } from './git.js';
 import { prepareWorkspace, type PrepareWorkspaceOptions } from './workspace.js';
 
@@ -15,27 +21,9 @@ afterEach(async () => {
   await fx.close();
 });
 
-function options(
-  cloneUrl: string,
-  overrides: Partial<PrepareWorkspaceOptions> = {},
-): PrepareWorkspaceOptions {
-  return {
-    baseDir: fx.baseDir,
-    repoFullName: 'acme/widgets',
-    prNumber: 7,
-    cloneUrl,
-    branch: 'main',
-    credentials: { username: 'x-access-token', password: fx.token },
-    ...overrides,
-  };
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
-}
+const options = (cloneUrl: string, overrides: Partial<PrepareWorkspaceOptions> = {}) =>
+  prepareOptions(fx, cloneUrl, overrides);
+const exists = pathExists;
 
 describe('prepareWorkspace: credentials', () => {
   it('fails with a GitError free of any token when the token is wrong', async () => {

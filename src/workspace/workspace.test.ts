@@ -1,7 +1,7 @@
-import { access, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
+import { pathExists, prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
 import { prepareWorkspace, type PrepareWorkspaceOptions } from './workspace.js';
 
 let fx: GitFixture;
@@ -12,27 +12,9 @@ afterEach(async () => {
   await fx.close();
 });
 
-function options(
-  cloneUrl: string,
-  overrides: Partial<PrepareWorkspaceOptions> = {},
-): PrepareWorkspaceOptions {
-  return {
-    baseDir: fx.baseDir,
-    repoFullName: 'acme/widgets',
-    prNumber: 7,
-    cloneUrl,
-    branch: 'main',
-    credentials: { username: 'x-access-token', password: fx.token },
-    ...overrides,
-  };
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
-}
+const options = (cloneUrl: string, overrides: Partial<PrepareWorkspaceOptions> = {}) =>
+  prepareOptions(fx, cloneUrl, overrides);
+const exists = pathExists;
 
 describe('prepareWorkspace: clone and update', () => {
   it('clones shallowly, then follows a new commit and a force-push', async () => {

@@ -125,7 +125,13 @@ describe('reviewbot serve in cluster mode: Jobs', () => {
       30_000,
       'first answer',
     );
-    const stored = await fx.store.get('reviewbot:conv:github:acme/widgets:8:reviewer');
+    // The pod saves the conversation right after it posts the answer: wait for the key.
+    const key = 'reviewbot:conv:github:acme/widgets:8:reviewer';
+    let stored = await fx.store.get(key);
+    for (const deadline = Date.now() + 10_000; stored === null && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 50));
+      stored = await fx.store.get(key);
+    }
     expect(stored).toContain('what about the parser?');
     expect(stored).toContain('The parser looks fine.');
     const ttl = await fx.store.ttl('reviewbot:conv:github:acme/widgets:8:reviewer');

@@ -3,7 +3,7 @@
  * the workspace-confined tools of CONTRACT §8, forwarding progress and returning the final answer.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isStepCount, streamText, type ModelMessage } from 'ai';
@@ -14,13 +14,8 @@ import { providerAgentError } from './provider-error.js';
 import { createLanguageModel, resolveApiKey, type ProviderId } from './providers.js';
 import { consumeAgentStream } from './stream-progress.js';
 import { buildTools, type SubmitReviewInput } from './tools/index.js';
-import type {
-  AgentEvent,
-  AgentRunner,
-  AgentRunOptions,
-  AgentRunResult,
-  ConversationMessage,
-} from './types.js';
+import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from './types.js';
+import { safeEmitter, workspaceRoot } from './run-support.js';
 
 /** SDK retries of a failed model call (429, 5xx, network) before the run fails. */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -69,16 +64,8 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
 
   async function run(runOptions: AgentRunOptions): Promise<AgentRunResult> {
     const log = options.logger;
-    const emit = (event: AgentEvent) => {
-      try {
-        runOptions.onEvent?.(event);
-      } catch (error) {
-        log?.warn({ err: String(error) }, 'agent event handler threw');
-      }
-    };
-    const rootReal = await realpath(runOptions.workspaceDir).catch(() => {
-      throw new AgentError(`workspace ${runOptions.workspaceDir} does not exist`);
-    });
+    const emit = safeEmitter(runOptions.onEvent, log);
+    const rootReal = await workspaceRoot(runOptions.workspaceDir);
     const maxTurns = Math.max(1, Math.floor(runOptions.maxTurns));
     const history = runOptions.history ?? [];
     // HOME of Bash subprocesses: outside the workspace, fresh per run, removed afterwards.

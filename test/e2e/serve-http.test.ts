@@ -3,7 +3,8 @@
  * and the acknowledgment that does not wait for the platform.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubSignature, postRaw, sendGitHubWebhook } from '../support/serve-process.js';
+import { postRaw, sendGitHubWebhook } from '../support/serve-process.js';
+import { signGitHubWebhook } from '../support/webhook-signing.js';
 import { issueCommentPayload } from './github-payloads.js';
 import {
   ALICE,
@@ -60,7 +61,7 @@ describe('reviewbot serve: HTTP', () => {
     const tooLarge = await postRaw(`${fx.server.url}/webhooks/github`, huge, {
       'content-type': 'application/json',
       'x-github-event': 'issue_comment',
-      'x-hub-signature-256': githubSignature(WEBHOOK_SECRET, huge),
+      'x-hub-signature-256': signGitHubWebhook(WEBHOOK_SECRET, huge),
     });
     expect(tooLarge).toBe(413);
     const unknown = await fetch(`${fx.server.url}/webhooks/bitbucket`, { method: 'POST', body: '{}' });

@@ -125,9 +125,6 @@ export async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 20_000): Pr
   };
 }
 
-/** `X-Hub-Signature-256` value of `body` under `secret`. */
-export const githubSignature = signGitHubWebhook;
-
 let delivery = 0;
 
 /** Sends a GitHub webhook; `secret` undefined sends it unsigned. Returns status, JSON body and ack latency (ms). */
@@ -144,7 +141,7 @@ export async function sendGitHubWebhook(
     'x-github-delivery': options.deliveryId ?? `delivery-${process.pid}-${Date.now()}-${delivery++}`,
     'user-agent': 'GitHub-Hookshot/test',
   };
-  if (options.secret !== undefined) headers['x-hub-signature-256'] = githubSignature(options.secret, body);
+  if (options.secret !== undefined) headers['x-hub-signature-256'] = signGitHubWebhook(options.secret, body);
   const started = performance.now();
   const res = await fetch(`${url}/webhooks/github`, { method: 'POST', headers, body });
   const text = await res.text();

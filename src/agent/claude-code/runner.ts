@@ -3,18 +3,11 @@
  * the Agent SDK's `query()` in the workspace, streams its messages as `AgentEvent`s, and returns the
  * final text, the session id (for `resume` on the next mention), usage and cost.
  */
-import { realpath } from 'node:fs/promises';
 import { AgentError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { SecretMasker, secretValues } from '../../secrets.js';
 import { EMPTY_PROMPT_STAND_IN, DEFAULT_MAX_RETRIES } from '../api-runner.js';
-import type {
-  AgentEvent,
-  AgentRunner,
-  AgentRunOptions,
-  AgentRunResult,
-  ConversationMessage,
-} from '../types.js';
+import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from '../types.js';
 import {
   buildChildEnv,
   ensureAgentDirs,
@@ -26,6 +19,7 @@ import { usageOfResult } from './message-mapper.js';
 import { runAttempt, type Attempt, type AttemptInput } from './run-attempt.js';
 import { describeRunFailure, isResumeFailure } from './run-failure.js';
 import { loadClaudeAgentSdk, type ClaudeAgentSdk } from './sdk-loader.js';
+import { safeEmitter, workspaceRoot } from '../run-support.js';
 
 /** Default time limit of one run, ms (30 minutes). */
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
@@ -75,16 +69,8 @@ export function createClaudeCodeRunner(options: ClaudeCodeRunnerOptions): AgentR
 
   async function run(runOptions: AgentRunOptions): Promise<AgentRunResult> {
     if (runOptions.signal?.aborted) throw new AgentError('agent run aborted');
-    const emit = (event: AgentEvent) => {
-      try {
-        runOptions.onEvent?.(event);
-      } catch (error) {
-        log?.warn({ err: String(error) }, 'agent event handler threw');
-      }
-    };
-    const rootReal = await realpath(runOptions.workspaceDir).catch(() => {
-      throw new AgentError(`workspace ${runOptions.workspaceDir} does not exist`);
-    });
+    const emit = safeEmitter(runOptions.onEvent, log);
+    const rootReal = await workspaceRoot(runOptions.workspaceDir);
     const maxTurns = Math.max(1, Math.floor(Math.min(runOptions.maxTurns, options.maxTurns ?? Infinity)));
     const history = runOptions.history ?? [];
     const sdk = await loadSdk();

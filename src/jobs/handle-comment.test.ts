@@ -124,14 +124,14 @@ describe('handleComment', () => {
     expect(fx.fake.requests.length).toBe(requests);
   });
 
-  it('allows nobody when allowed_users is empty', () => {
+  it('allows nobody when allowed_users is empty', async () => {
     const runner = recordingRunner();
     const outcome = handleComment(
       mentionComment(),
       { botType: 'reviewer', prompt: '' },
       { platform, allowedUsers: [], jobRunner: runner, logger: silentLogger() },
     );
-    expect(outcome.status).toBe('ignored');
+    expect((await outcome).status).toBe('ignored');
     expect(runner.submitted).toEqual([]);
   });
 

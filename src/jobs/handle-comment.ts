@@ -38,13 +38,14 @@ export function isAllowedUser(login: string, allowedUsers: readonly string[]): b
  * Handles a routed event. Comments (not lifecycle events) by a user outside `allowedUsers` are
  * ignored: no reaction, no job. Otherwise the `eyes` reaction is started (comments only; not
  * awaited, failures logged as warnings) and the JobPayload (version 1, fresh uuid, `enqueuedAt`
- * now) is submitted with the reaction as its `before`. Never throws, never awaits.
+ * now) is submitted with the reaction as its `before`. Never awaits an API call; resolves after
+ * the runner's `submit` when that returns a promise (the store).
  */
 export function handleComment(
   comment: ReviewComment,
   mention: Mention,
   deps: HandleCommentDeps,
-): DispatchOutcome {
+): DispatchOutcome | Promise<DispatchOutcome> {
   const isComment = comment.commentType !== 'lifecycle' && comment.eventType === 'comment';
   if (isComment && !isAllowedUser(comment.authorUsername, deps.allowedUsers)) {
     deps.logger.info({ user: comment.authorUsername }, 'comment by a user not in allowed_users');
@@ -78,9 +79,14 @@ export function handleComment(
     prompt: mention.prompt,
     enqueuedAt: (deps.now?.() ?? new Date()).toISOString(),
   };
-  deps.jobRunner.submit(payload, before ? { before } : undefined);
-  deps.logger.info({ jobId: payload.jobId, botType: payload.botType }, 'job enqueued');
-  return { status: 'accepted' };
+  const queued = deps.jobRunner.submit(payload, before ? { before } : undefined);
+  const accepted = (): DispatchOutcome => {
+    deps.logger.info({ jobId: payload.jobId, botType: payload.botType }, 'job enqueued');
+    return { status: 'accepted' };
+  };
+  // A store-backed runner acknowledges only once the job is durably queued (a rejection reaches
+  // the server, which answers 500 so the delivery can be redelivered).
+  return queued instanceof Promise ? queued.then(accepted) : accepted();
 }
 
 /** Options of `createDispatcher`. */
@@ -94,7 +100,11 @@ export interface DispatcherOptions {
 }
 
 /** Routes and handles one parsed webhook event; synchronous (see `createDispatcher`). */
-export type Dispatcher = (platform: Platform, comment: ReviewComment, log?: Logger) => DispatchOutcome;
+export type Dispatcher = (
+  platform: Platform,
+  comment: ReviewComment,
+  log?: Logger,
+) => DispatchOutcome | Promise<DispatchOutcome>;
 
 /**
  * Creates the server's dispatcher: `routeEvent` then `handleComment`, synchronously (nothing is

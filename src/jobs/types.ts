@@ -80,9 +80,11 @@ export interface JobRunner {
   /**
    * Queues `payload` on its session key. `before`, when given, is awaited (errors ignored) before
    * the job starts: e.g. the `eyes` reaction, posted before the job starts but not awaited by the
-   * webhook response.
+   * webhook response. Returns nothing when queueing is synchronous (in-process), or a promise that
+   * resolves once the job is durably queued (the store) and rejects when it could not be, so the
+   * webhook is acknowledged only for a job that cannot be lost.
    */
-  submit(payload: JobPayload, options?: { before?: Promise<unknown> }): void;
+  submit(payload: JobPayload, options?: { before?: Promise<unknown> }): void | Promise<void>;
   /** Jobs queued or running. */
   depth(): number;
   /**

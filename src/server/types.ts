@@ -18,7 +18,11 @@ export type DispatchOutcome = { status: 'accepted' } | { status: 'ignored'; reas
  * waits for it. `log` is the delivery's child logger (`deliveryId`, `platform`, `repo`, `pr`).
  * Throwing is a bug: the server answers 500 and forgets the delivery id so GitHub may redeliver.
  */
-export type Dispatch = (platform: Platform, comment: ReviewComment, log: Logger) => DispatchOutcome;
+export type Dispatch = (
+  platform: Platform,
+  comment: ReviewComment,
+  log: Logger,
+) => DispatchOutcome | Promise<DispatchOutcome>;
 
 /** Options of `createServer`. */
 export interface CreateServerOptions {

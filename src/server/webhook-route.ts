@@ -75,7 +75,7 @@ export function registerWebhookRoute(
     done();
   }
 
-  function handle(request: FastifyRequest<WebhookRoute>, reply: FastifyReply): FastifyReply {
+  async function handle(request: FastifyRequest<WebhookRoute>, reply: FastifyReply): Promise<FastifyReply> {
     const name = request.params.platform;
     const receiver = receivers.get(name);
     if (!receiver) return reply.code(404).send({ error: 'unknown platform' });
@@ -115,7 +115,7 @@ export function registerWebhookRoute(
         repo: comment.repoFullName,
         pr: comment.prNumber,
       });
-      const outcome = dispatch(receiver.platform, comment, log);
+      const outcome = await dispatch(receiver.platform, comment, log);
       metrics.webhook(name, outcome.status);
       if (outcome.status === 'accepted') {
         log.info(

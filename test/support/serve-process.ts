@@ -173,7 +173,7 @@ export function postRaw(url: string, body: Buffer, headers: Record<string, strin
       },
     );
     req.on('error', (error) => {
-      if (!settled) setTimeout(() => (settled ? undefined : reject(error)), 200);
+      if (!settled) setTimeout(() => (settled ? undefined : reject(error)), 2000);
     });
     req.end(body);
   });

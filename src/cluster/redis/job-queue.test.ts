@@ -216,14 +216,14 @@ describe('createRedisJobQueue', () => {
     expect(recorder.finished(jobs[0]!.jobId)).toHaveLength(1);
   });
 
-  it('drops a submit after shutdown with a log line, queuing nothing', async () => {
+  it('refuses a submit after shutdown (so the webhook is not acknowledged), queuing nothing', async () => {
     const { logger: capturing, lines } = captureLogger();
     const recorder = createRecorder();
     const queue = queues.create({ ownerId: 'r1', execute: recorder.execute('r1'), logger: capturing });
     await queue.shutdown(0);
     const [payload] = payloadsFor(303, 1);
-    queue.submit(payload!);
-    expect(lines.some((line) => line.jobId === payload!.jobId && /dropped/.test(String(line.msg)))).toBe(
+    await expect(queue.submit(payload!)).rejects.toThrow(/closed/);
+    expect(lines.some((line) => line.jobId === payload!.jobId && /not taken/.test(String(line.msg)))).toBe(
       true,
     );
     expect(await redis.llen(`reviewbot:queue:${keyOf(303)}`)).toBe(0);

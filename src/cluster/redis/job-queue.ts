@@ -234,12 +234,17 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): RedisJobQueu
       const key = sessionKeyString(sessionKeyOf(payload));
       const log = logger.child({ key, jobId: payload.jobId });
       if (state === 'closed' || state === 'crashed') {
-        log.warn('job queue: closed; job dropped');
-        return;
+        log.warn('job queue: closed; job not taken');
+        return Promise.reject(new Error('the job queue is closed'));
       }
       setDepth(key, (depths.get(key) ?? 0) + 1);
       const args = [JSON.stringify(payload), key, SUBMITTED_TTL_SECONDS];
-      runScript(redis, SUBMIT, [queueKey(key), QUEUE_KEYS_SET, submittedKey(payload.jobId)], args).then(
+      return runScript(
+        redis,
+        SUBMIT,
+        [queueKey(key), QUEUE_KEYS_SET, submittedKey(payload.jobId)],
+        args,
+      ).then(
         (queued) => {
           if (queued !== 1) {
             log.warn('job queue: job id queued before; ignoring the repeat');
@@ -249,8 +254,9 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): RedisJobQueu
           else log.info('job queue: shutting down; job kept in the store for another replica or a restart');
         },
         (error: unknown) => {
-          log.error({ err: describeError(error) }, 'job queue: could not queue the job; it is lost');
+          log.error({ err: describeError(error) }, 'job queue: could not queue the job');
           setDepth(key, (depths.get(key) ?? 1) - 1);
+          throw error;
         },
       );
     },

@@ -58,12 +58,14 @@ describe('reviewbot serve: HTTP', () => {
     });
     expect(array.status).toBe(400);
     const huge = Buffer.alloc(26 * 1024 * 1024, 0x20);
+    // The server answers 413 on the declared length and closes the connection; a sender still
+    // writing may see the reset (EPIPE) instead of the answer. Either way nothing is processed.
     const tooLarge = await postRaw(`${fx.server.url}/webhooks/github`, huge, {
       'content-type': 'application/json',
       'x-github-event': 'issue_comment',
       'x-hub-signature-256': signGitHubWebhook(WEBHOOK_SECRET, huge),
-    });
-    expect(tooLarge).toBe(413);
+    }).catch((error: NodeJS.ErrnoException) => error.code);
+    expect([413, 'EPIPE', 'ECONNRESET']).toContain(tooLarge);
     const unknown = await fetch(`${fx.server.url}/webhooks/bitbucket`, { method: 'POST', body: '{}' });
     expect(unknown.status).toBe(404);
     const gitlab = await fetch(`${fx.server.url}/webhooks/gitlab`, { method: 'POST', body: '{}' });

@@ -127,6 +127,10 @@ describe('createKubernetesJobs', () => {
     });
     expect(await jobs.findByJobId('00000000-0000-4000-8000-999999999999')).toBeUndefined();
     expect(k8s.rejections).toEqual([]);
+    // Seven calls one after another share keep-alive connections (undici opens a second one for
+    // the second request even against a bare node:http server; without reuse there would be 7).
+    expect(k8s.requests).toHaveLength(7);
+    expect(k8s.connections).toBeLessThanOrEqual(2);
   });
 
   it('reports a failed Job and a missing one', async () => {

@@ -4,10 +4,12 @@
  * (`batch`/`jobs`: create, get, list, delete); it reads no pods and no `jobs/status` subresource.
  */
 import path from 'node:path';
-import { ApiException, BatchV1Api, KubeConfig, type V1Job } from '@kubernetes/client-node';
+import { ApiException, KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { ConfigError, PlatformError } from '../../errors.js';
 import { kubernetesError } from './errors.js';
+import { makeBatchApi } from './http-library.js';
 import { isValidLabelValue, jobIdSelector } from './labels.js';
+import { reuseConnections } from './reuse-connections.js';
 
 /** Where a Job stands, from its conditions (`missing` = no such Job, e.g. deleted by its TTL). */
 export type KubernetesJobStatus = 'active' | 'succeeded' | 'failed' | 'missing';
@@ -102,11 +104,13 @@ function createdAtOf(job: V1Job): Date {
 
 /**
  * Creates the Jobs handle for `options.namespace`. Building it makes no API call; credentials are
- * loaded at once (see `loadKubeConfig`).
+ * loaded at once (see `loadKubeConfig`). API calls share keep-alive connections
+ * (`reuseConnections`) and go through undici's `request` (`makeBatchApi`).
  */
 export function createKubernetesJobs(options: KubernetesJobsOptions): KubernetesJobs {
   const { namespace } = options;
-  const api = (options.kubeConfig ?? loadKubeConfig(options.env)).makeApiClient(BatchV1Api);
+  const kubeConfig = reuseConnections(options.kubeConfig ?? loadKubeConfig(options.env));
+  const api = makeBatchApi(kubeConfig);
 
   async function create(spec: V1Job): Promise<CreatedJob> {
     const attempts = spec.metadata?.generateName && !spec.metadata.name ? 3 : 1;

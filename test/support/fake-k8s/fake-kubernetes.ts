@@ -144,6 +144,10 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
           : statusBody(404, 'NotFound', `jobs.batch "${name}" not found`, { name }),
     }),
   );
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const kubeconfigPath = path.join(root, 'kubeconfig.yaml');
@@ -179,6 +183,9 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     timeline,
     rejections,
     requests,
+    get connections() {
+      return connections;
+    },
     job: (name) => states.get(name)?.job,
     activeJobs: () => [...states.values()].filter((s) => !s.finished).map((s) => s.name),
     holdJobs() {

@@ -120,6 +120,8 @@ export interface FakeKubernetes {
   rejections: FakeRejection[];
   /** Every request: method, path with query, status. */
   requests: { method: string; path: string; status: number }[];
+  /** TCP connections accepted so far. */
+  readonly connections: number;
   /** The current Job `name` (undefined once deleted). */
   job(name: string): V1Job | undefined;
   /** Names of Jobs that exist and have not finished. */

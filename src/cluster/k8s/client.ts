@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ApiException, KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { ConfigError, PlatformError } from '../../errors.js';
 import { kubernetesError } from './errors.js';
-import { makeBatchApi } from './http-library.js';
+import { makeBatchApi, postJob } from './http-library.js';
 import { isValidLabelValue, jobIdSelector } from './labels.js';
 import { reuseConnections } from './reuse-connections.js';
 
@@ -97,8 +97,10 @@ function statusOf(job: V1Job): Exclude<KubernetesJobStatus, 'missing'> {
   return 'active';
 }
 
+/** The Job's creation time: a Date from the generated client, an RFC 3339 string from `postJob`. */
 function createdAtOf(job: V1Job): Date {
-  const at = job.metadata?.creationTimestamp;
+  const raw: unknown = job.metadata?.creationTimestamp;
+  const at = typeof raw === 'string' ? new Date(raw) : raw;
   return at instanceof Date && !Number.isNaN(at.getTime()) ? at : new Date();
 }
 
@@ -117,7 +119,7 @@ export function createKubernetesJobs(options: KubernetesJobsOptions): Kubernetes
     for (let attempt = 1; ; attempt += 1) {
       let job: V1Job;
       try {
-        job = await api.createNamespacedJob({ namespace, body: spec });
+        job = await postJob(kubeConfig, namespace, spec);
       } catch (error) {
         if (error instanceof ApiException && error.code === 409 && attempt < attempts) continue;
         throw kubernetesError(error, { verb: 'create', what: 'a Job', namespace });

@@ -74,8 +74,8 @@ export function ask<T extends FromFake['type']>(
 
 /**
  * Forks this module as the fake's process, its pods publishing to `redisUrl`; resolves once the
- * fake listens. The fake makes a home and emptyDir directories per pod even in instant mode: they
- * go to tmpfs when the machine has one, so the rig's file system does not bound the throughput.
+ * fake listens. (Its instant pods make no directories; the fake's own temporary directory goes to
+ * tmpfs when the machine has one.)
  */
 export async function startFakeKubernetesProcess(redisUrl: string) {
   const child = fork(fileURLToPath(import.meta.url), [], {
@@ -92,7 +92,7 @@ export async function startFakeKubernetesProcess(redisUrl: string) {
 
 async function runFakeKubernetes(redisUrl: string): Promise<void> {
   const podCommands = countClientCommands();
-  const publisher = new Redis(redisUrl);
+  const publisher = new Redis(redisUrl, { enableAutoPipelining: true });
   const published = new Map<string, number>();
   let maxDelayMs = 0;
   const k8s = await startFakeKubernetes({

@@ -47,10 +47,18 @@ export interface ControllerDeps {
 
 const SUFFIX_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
+/** Random bytes drawn 4 KiB at a time (one `randomBytes` call per ~800 names, not per name). */
+let randomPool = Buffer.alloc(0);
+let randomAt = 0;
+
 /** Five random characters from the API server's alphabet (`names.SimpleNameGenerator`). */
 export function randomSuffix(): string {
+  if (randomAt + 5 > randomPool.length) {
+    randomPool = randomBytes(4096);
+    randomAt = 0;
+  }
   let out = '';
-  for (const byte of randomBytes(5)) out += SUFFIX_CHARS[byte % SUFFIX_CHARS.length];
+  for (let i = 0; i < 5; i += 1) out += SUFFIX_CHARS[(randomPool[randomAt++] ?? 0) % SUFFIX_CHARS.length];
   return out;
 }
 
@@ -135,6 +143,7 @@ export function createJobController(deps: ControllerDeps) {
     } else setImmediate(() => startPod(state));
   }
 
+  /** The pod's emptyDir mounts (mount path → local directory), made unless `mode` is `instant`. */
   function mountDirs(state: JobState, podDir: string): Record<string, string> {
     const pod = state.job.spec?.template.spec;
     const emptyDirs = new Set((pod?.volumes ?? []).filter((v) => v.emptyDir).map((v) => v.name));
@@ -142,7 +151,7 @@ export function createJobController(deps: ControllerDeps) {
     for (const mount of pod?.containers[0]?.volumeMounts ?? []) {
       if (!emptyDirs.has(mount.name)) continue;
       const dir = path.join(podDir, 'volumes', mount.name);
-      mkdirSync(dir, { recursive: true });
+      if (mode !== 'instant') mkdirSync(dir, { recursive: true });
       mounts[mount.mountPath] = dir;
     }
     return mounts;
@@ -164,7 +173,8 @@ export function createJobController(deps: ControllerDeps) {
     const podName = `${state.name}-${randomSuffix()}`;
     const podDir = path.join(deps.root, 'pods', podName);
     const home = path.join(podDir, 'home');
-    mkdirSync(home, { recursive: true, mode: 0o555 });
+    // An instant pod runs no process: its directories are only named, not made.
+    if (mode !== 'instant') mkdirSync(home, { recursive: true, mode: 0o555 });
     const mounts = mountDirs(state, podDir);
     const built = buildPodEnv({
       container,

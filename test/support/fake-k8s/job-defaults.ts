@@ -42,7 +42,10 @@ export function defaultRunCommand(container: V1Container): LocalCommand {
   return { command: first, args: rest };
 }
 
-/** A stored copy of `job` with the API server's defaults and generated fields. */
+/**
+ * `job` (a body freshly parsed from the request, owned by the caller and changed in place) with the
+ * API server's defaults and generated fields, as stored.
+ */
 export function applyDefaults(
   job: V1Job,
   name: string,
@@ -50,7 +53,7 @@ export function applyDefaults(
   uid: string,
   version: string,
 ): V1Job {
-  const copy = structuredClone(job);
+  const copy = job;
   const selectorLabels = { 'batch.kubernetes.io/controller-uid': uid, 'controller-uid': uid };
   const nameLabels = { 'batch.kubernetes.io/job-name': name, 'job-name': name };
   copy.metadata = {

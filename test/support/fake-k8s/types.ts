@@ -7,7 +7,10 @@ import type { V1Container, V1Job } from '@kubernetes/client-node';
 export type FakePodMode =
   /** Spawn the container's command as a local process (default). */
   | 'spawn'
-  /** Do not spawn: the pod succeeds at once (after `onPodStart`, when given). For benchmarks. */
+  /**
+   * Do not spawn: the pod succeeds at once (after `onPodStart`, when given); its home and emptyDir
+   * paths are named in its env but not created. For benchmarks.
+   */
   | 'instant';
 
 /** A local command line for a container. */

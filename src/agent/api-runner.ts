@@ -11,7 +11,13 @@ import { AgentError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { providerAgentError } from './provider-error.js';
-import { createLanguageModel, resolveApiKey, type ProviderId } from './providers.js';
+import {
+  createLanguageModel,
+  resolveApiKey,
+  resolveModelChoice,
+  type CreatedLanguageModel,
+  type ProviderId,
+} from './providers.js';
 import { consumeAgentStream } from './stream-progress.js';
 import { buildTools, type SubmitReviewInput } from './tools/index.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from './types.js';
@@ -52,11 +58,13 @@ const MAX_OUTPUT_TOKENS = 16_384;
  * the model still called tools without having submitted a review.
  */
 export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
-  const { model, modelId } = createLanguageModel(
+  const choice = resolveModelChoice(
     { provider: options.provider, model: options.model, baseUrl: options.baseUrl },
     options.env,
-    options.fetch,
   );
+  const modelId = choice.modelId;
+  // The provider's SDK is loaded by the first run, not at start-up.
+  let created: Promise<CreatedLanguageModel> | undefined;
   const masker =
     options.masker ?? new SecretMasker([...secretValues(process.env), ...secretValues(options.env)]);
   masker.add(resolveApiKey(options.provider, options.env));
@@ -65,6 +73,11 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
   async function run(runOptions: AgentRunOptions): Promise<AgentRunResult> {
     const log = options.logger;
     const emit = safeEmitter(runOptions.onEvent, log);
+    created ??= createLanguageModel(choice, options.env, options.fetch);
+    const { model } = await created.catch((error: unknown) => {
+      created = undefined;
+      throw error;
+    });
     const rootReal = await workspaceRoot(runOptions.workspaceDir);
     const maxTurns = Math.max(1, Math.floor(runOptions.maxTurns));
     const history = runOptions.history ?? [];

@@ -7,12 +7,13 @@ import {
   PROVIDER_IDS,
   PROVIDERS,
   resolveBaseUrl,
+  resolveModelChoice,
   type ProviderId,
 } from './providers.js';
 
 const KEY = 'test-key-0123456789';
 
-describe('createLanguageModel configuration errors', () => {
+describe('resolveModelChoice configuration errors', () => {
   it.each([
     ['anthropic', 'ANTHROPIC_API_KEY'],
     ['openai', 'OPENAI_API_KEY'],
@@ -23,14 +24,14 @@ describe('createLanguageModel configuration errors', () => {
     ['fireworks', 'FIREWORKS_API_KEY'],
     ['openrouter', 'OPENROUTER_API_KEY'],
   ] as const)('%s without a key names %s', (provider, variable) => {
-    const attempt = () => createLanguageModel({ provider }, {});
+    const attempt = () => resolveModelChoice({ provider }, {});
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(`${variable} is not set`);
   });
 
   it('openai-compatible reports the key, base URL and model together', () => {
     try {
-      createLanguageModel({ provider: 'openai-compatible' }, {});
+      resolveModelChoice({ provider: 'openai-compatible' }, {});
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
@@ -44,18 +45,28 @@ describe('createLanguageModel configuration errors', () => {
   });
 
   it('refuses an unknown provider, naming agent.provider', () => {
-    expect(() => createLanguageModel({ provider: 'acme' as ProviderId }, {})).toThrow(
+    expect(() => resolveModelChoice({ provider: 'acme' as ProviderId }, {})).toThrow(
       /agent\.provider.*"acme"/,
     );
   });
 
-  it('accepts GEMINI_API_KEY for google and uses each provider default model', () => {
-    expect(createLanguageModel({ provider: 'google' }, { GEMINI_API_KEY: KEY }).modelId).toBe(
+  it('createLanguageModel rejects with the same ConfigError', async () => {
+    await expect(createLanguageModel({ provider: 'anthropic' }, {})).rejects.toThrow(
+      'ANTHROPIC_API_KEY is not set',
+    );
+  });
+
+  it('accepts GEMINI_API_KEY for google and uses each provider default model', async () => {
+    expect((await createLanguageModel({ provider: 'google' }, { GEMINI_API_KEY: KEY })).modelId).toBe(
       'gemini-2.5-pro',
     );
     for (const provider of PROVIDER_IDS.filter((id) => id !== 'openai-compatible')) {
       const env = { [PROVIDERS[provider].keyVars[0] as string]: KEY };
-      expect(createLanguageModel({ provider }, env).modelId).toBe(PROVIDERS[provider].defaultModel);
+      const created = await createLanguageModel({ provider }, env);
+      expect(created.modelId).toBe(PROVIDERS[provider].defaultModel);
+      expect(typeof created.model === 'object' && created.model.provider).toContain(
+        provider === 'google' ? 'google' : provider,
+      );
     }
   });
 });
@@ -99,7 +110,7 @@ describe('createLanguageModel over HTTP', () => {
 
   it('reaches ANTHROPIC_BASE_URL given without /v1, with the key from env', async () => {
     anthropic.setScript([{ text: 'pong' }]);
-    const { model } = createLanguageModel(
+    const { model } = await createLanguageModel(
       { provider: 'anthropic', model: 'claude-test' },
       { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: anthropic.url },
     );
@@ -114,7 +125,7 @@ describe('createLanguageModel over HTTP', () => {
 
   it('prefers AGENT_BASE_URL over ANTHROPIC_BASE_URL', async () => {
     anthropic.setScript([{ text: 'pong' }]);
-    const { model } = createLanguageModel(
+    const { model } = await createLanguageModel(
       { provider: 'anthropic', model: 'claude-test', baseUrl: `${anthropic.url}/v1` },
       { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
     );
@@ -128,7 +139,7 @@ describe('createLanguageModel over HTTP', () => {
   ] as const)('%s talks Chat Completions to the configured URL', async (provider, keys, via) => {
     openai.setScript([{ text: 'pong' }]);
     const url = `${openai.url}/v1`;
-    const { model } = createLanguageModel(
+    const { model } = await createLanguageModel(
       { provider, model: 'gpt-x', ...(via === 'baseUrl' ? { baseUrl: url } : {}) },
       { ...keys, ...(via === 'OPENAI_BASE_URL' ? { OPENAI_BASE_URL: url } : {}) },
     );
@@ -147,7 +158,7 @@ describe('createLanguageModel over HTTP', () => {
       seen.push(String(input instanceof Request ? input.url : input));
       return fetch(input, init);
     };
-    const { model } = createLanguageModel(
+    const { model } = await createLanguageModel(
       { provider: 'anthropic', model: 'claude-test', baseUrl: `${anthropic.url}/v1` },
       { ANTHROPIC_API_KEY: KEY },
       spy,

@@ -2,10 +2,6 @@
  * LLM providers of the API runner (CONTRACT §3): identifiers, API-key variables, base URLs and
  * default models, and the factory that turns a provider choice into an AI SDK language model.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogle } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { ConfigError } from '../errors.js';
 
@@ -127,19 +123,21 @@ export function resolveApiKey(provider: ProviderId, env: NodeJS.ProcessEnv): str
   return undefined;
 }
 
+/** A checked provider choice: everything `createLanguageModel` needs, no SDK loaded yet. */
+export interface ResolvedModelChoice {
+  provider: ProviderId;
+  apiKey: string;
+  /** API base in the AI SDK's convention (see `resolveBaseUrl`). */
+  baseURL: string;
+  modelId: string;
+}
+
 /**
- * Creates the AI SDK language model for `choice`, reading the API key from `env` (CONTRACT §3)
- * and sending every request through `fetchImpl` (default: global fetch). OpenAI is used through
- * Chat Completions (`.chat`), not the Responses API; the OpenAI-compatible vendors through
- * `@ai-sdk/openai-compatible` with their official base URLs.
- * Throws `ConfigError` listing every problem: an unknown provider, a missing key (naming its
+ * Checks `choice` against `env` (CONTRACT §3) without loading any provider SDK.
+ * @throws ConfigError listing every problem: an unknown provider, a missing key (naming its
  * variable), or for `openai-compatible` a missing `agent.base_url` or `agent.model`.
  */
-export function createLanguageModel(
-  choice: ProviderChoice,
-  env: NodeJS.ProcessEnv,
-  fetchImpl?: typeof fetch,
-): CreatedLanguageModel {
+export function resolveModelChoice(choice: ProviderChoice, env: NodeJS.ProcessEnv): ResolvedModelChoice {
   if (!isProviderId(choice.provider)) {
     throw new ConfigError([
       `agent.provider (AGENT_PROVIDER): unknown provider "${String(choice.provider)}"; expected one of ${PROVIDER_IDS.join(', ')}`,
@@ -157,22 +155,43 @@ export function createLanguageModel(
   const modelId = choice.model?.trim() || info.defaultModel;
   if (!modelId) issues.push(`agent.model (AGENT_MODEL) is required for agent.provider "${choice.provider}"`);
   if (issues.length > 0 || !apiKey || !baseURL) throw new ConfigError(issues);
+  return { provider: choice.provider, apiKey, baseURL, modelId };
+}
 
+/**
+ * Creates the AI SDK language model for `choice` (checked by `resolveModelChoice`), sending every
+ * request through `fetchImpl` (default: global fetch). Only the chosen provider's package is
+ * loaded (so a server holds one SDK in memory, and a single-provider image needs only its own).
+ * OpenAI is used through Chat Completions (`.chat`), not the Responses API; the OpenAI-compatible
+ * vendors through `@ai-sdk/openai-compatible` with their official base URLs.
+ * @throws ConfigError as `resolveModelChoice` does (as a rejection).
+ */
+export async function createLanguageModel(
+  choice: ProviderChoice | ResolvedModelChoice,
+  env: NodeJS.ProcessEnv,
+  fetchImpl?: typeof fetch,
+): Promise<CreatedLanguageModel> {
+  const resolved = 'apiKey' in choice ? choice : resolveModelChoice(choice, env);
+  const { apiKey, baseURL, modelId } = resolved;
   const common = { apiKey, baseURL, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
-  switch (choice.provider) {
-    case 'anthropic':
+  switch (resolved.provider) {
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return { model: createAnthropic(common)(modelId), modelId };
-    case 'openai':
+    }
+    case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       return { model: createOpenAI(common).chat(modelId), modelId };
-    case 'google':
+    }
+    case 'google': {
+      const { createGoogle } = await import('@ai-sdk/google');
       return { model: createGoogle(common)(modelId), modelId };
-    default:
-      return {
-        model: createOpenAICompatible({ ...common, name: choice.provider, includeUsage: true }).chatModel(
-          modelId,
-        ),
-        modelId,
-      };
+    }
+    default: {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      const provider = createOpenAICompatible({ ...common, name: resolved.provider, includeUsage: true });
+      return { model: provider.chatModel(modelId), modelId };
+    }
   }
 }
 

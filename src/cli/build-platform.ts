@@ -22,8 +22,8 @@ export interface BuildPlatformOptions {
  * else the only configured platform.
  * @throws UsageError when the chosen platform has no credentials or none/several are configured.
  */
-export function buildPlatform(options: BuildPlatformOptions): Platform {
-  const platforms = buildPlatforms({ env: options.env, logger: options.logger });
+export async function buildPlatform(options: BuildPlatformOptions): Promise<Platform> {
+  const platforms = await buildPlatforms({ env: options.env, logger: options.logger });
   const wanted = options.requested ?? options.fromRef;
   const hint: Record<PlatformName, string> = {
     github: 'set CODEHOST_TOKEN (or GITHUB_TOKEN, or the GitHub App variables)',

@@ -4,7 +4,8 @@ import { rawConfigSchema } from '../config/schema.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { SecretMasker } from '../secrets.js';
-import { buildRunner } from './build-runner.js';
+import { buildRunner, lazyRunner } from './build-runner.js';
+import type { AgentRunOptions, AgentRunResult } from '../agent/types.js';
 
 const masker = new SecretMasker();
 const logger = createLogger({ destination: 'stderr', masker, level: 'silent' });
@@ -42,6 +43,24 @@ describe('buildRunner', () => {
     });
     expect(typeof runner.run).toBe('function');
     expect(() => buildRunner(config, {}, masker, logger)).toThrow(/OPENAI_API_KEY/);
+  });
+});
+
+describe('lazyRunner', () => {
+  it('loads the runner on the first run only, and again after a failed load', async () => {
+    const result = { summary: 'ok' } as unknown as AgentRunResult;
+    let loads = 0;
+    const runner = lazyRunner(() => {
+      loads += 1;
+      if (loads === 1) return Promise.reject(new Error('cannot load the SDK'));
+      return Promise.resolve({ run: () => Promise.resolve(result) });
+    });
+    expect(loads).toBe(0);
+    const options = { prompt: 'p' } as unknown as AgentRunOptions;
+    await expect(runner.run(options)).rejects.toThrow('cannot load the SDK');
+    expect(await runner.run(options)).toBe(result);
+    expect(await runner.run(options)).toBe(result);
+    expect(loads).toBe(2);
   });
 });
 

@@ -36,7 +36,7 @@ export async function runReviewCommand(
   try {
     const ref = parsePrRef(options.ref, options.platform);
     const { config } = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env });
-    const platform = buildPlatform({
+    const platform = await buildPlatform({
       env,
       logger,
       ...(options.platform ? { requested: options.platform } : {}),

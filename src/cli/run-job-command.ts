@@ -58,7 +58,7 @@ async function setUpAndRun(
     log.warn({ err: masker.mask(error.message) }, 'store connection error'),
   );
   await redis.connect();
-  const platforms = buildPlatforms({ env, logger: log });
+  const platforms = await buildPlatforms({ env, logger: log });
   const runner = buildRunner(config, env, masker, log);
   return runJob(payload, {
     platforms,

@@ -59,14 +59,18 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
   if (problems.length > 0) throw new ConfigError(problems);
 }
 
-/** The standalone JobRunner: an in-process queue running jobs with the configured agent runner. */
-function createStandaloneRunner(
+/**
+ * The standalone JobRunner: an in-process queue running jobs with the configured agent runner,
+ * whose code is loaded before this resolves (so no webhook waits for it to compile).
+ */
+async function createStandaloneRunner(
   config: RawConfig,
   env: NodeJS.ProcessEnv,
   platforms: Map<PlatformName, Platform>,
   deps: { logger: Logger; metrics: Metrics; masker: SecretMasker; signal: AbortSignal },
-): InProcessJobRunner {
+): Promise<InProcessJobRunner> {
   const runner = buildRunner(config, env, deps.masker, deps.logger);
+  await runner.preload();
   const context: JobContext = {
     platforms,
     createRunner: () => runner,
@@ -117,7 +121,7 @@ export async function runServeCommand(
   let jobRunner: ServeJobRunner;
   try {
     config = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env }).config;
-    platforms = buildPlatforms({ env, logger });
+    platforms = await buildPlatforms({ env, logger });
     checkServeConfig(config, platforms);
     // The Kubernetes client is large (~80 MB resident): load it only in cluster mode.
     jobRunner = config.kubernetes.image
@@ -128,7 +132,7 @@ export async function runServeCommand(
           metrics,
           masker,
         })
-      : createStandaloneRunner(config, env, platforms, {
+      : await createStandaloneRunner(config, env, platforms, {
           logger,
           metrics,
           masker,

@@ -3,7 +3,7 @@
  * the agent with every tool (CONTRACT §8), then commit any change as the bot and push it to the head
  * branch (same-repository branches only), and reply in the mention's thread.
  */
-import { WORKER_TOOLS } from '../agent/tools/index.js';
+import { WORKER_TOOLS } from '../agent/tools/names.js';
 import { GitError } from '../errors.js';
 import type { Posted, PullRequestInfo } from '../platforms/types.js';
 import { commitAndPush } from '../workspace/commit-and-push.js';

@@ -13,8 +13,11 @@ export interface PlatformFactoryContext {
   fetch?: typeof fetch;
 }
 
-/** A platform factory: returns the platform, or `undefined` when its credentials are not set. */
-export type PlatformFactory = (context: PlatformFactoryContext) => Platform | undefined;
+/**
+ * A platform factory: resolves with the platform, or `undefined` when its credentials are not set.
+ * Asynchronous so a platform module loads its API client only when the platform is configured.
+ */
+export type PlatformFactory = (context: PlatformFactoryContext) => Promise<Platform | undefined>;
 
 const factories = new Map<PlatformName, PlatformFactory>();
 
@@ -28,11 +31,14 @@ export function registeredPlatforms(): PlatformName[] {
   return [...factories.keys()];
 }
 
-/** Builds every registered platform whose credentials are set; keyed by name. */
-export function buildPlatforms(context: PlatformFactoryContext): Map<PlatformName, Platform> {
+/**
+ * Builds every registered platform whose credentials are set; keyed by name.
+ * @throws ConfigError from a factory whose credentials are set but invalid.
+ */
+export async function buildPlatforms(context: PlatformFactoryContext): Promise<Map<PlatformName, Platform>> {
   const built = new Map<PlatformName, Platform>();
   for (const [name, factory] of factories) {
-    const platform = factory(context);
+    const platform = await factory(context);
     if (platform) built.set(name, platform);
   }
   return built;

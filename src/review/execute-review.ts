@@ -3,7 +3,7 @@
  * comments concurrently, build the prompt, run the agent read-only, parse its JSON (re-asking at most
  * twice), filter the findings. Posts nothing; used by the CLI and the webhook REVIEWER alike.
  */
-import { REVIEWER_TOOLS } from '../agent/tools/index.js';
+import { REVIEWER_TOOLS } from '../agent/tools/names.js';
 import type { AgentEvent, AgentRunResult, AgentRunner, ConversationMessage } from '../agent/types.js';
 import type { Logger } from '../logger.js';
 import type { Platform, PullRequestInfo } from '../platforms/types.js';

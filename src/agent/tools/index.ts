@@ -14,10 +14,7 @@ export type { ToolContext } from './context.js';
 export type { SubmitReviewInput } from './submit-review.js';
 export { ToolError } from './tool-error.js';
 
-/** Tools of a REVIEWER run (read-only plus `submit_review`). */
-export const REVIEWER_TOOLS: readonly ToolName[] = ['Read', 'Glob', 'Grep', 'submit_review'];
-/** Tools of a WORKER run (everything but `submit_review`). */
-export const WORKER_TOOLS: readonly ToolName[] = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'];
+export { REVIEWER_TOOLS, WORKER_TOOLS } from './names.js';
 
 const FACTORIES: Record<ToolName, (ctx: ToolContext) => ToolSet[string]> = {
   Read: createReadTool,

@@ -1,12 +1,15 @@
-/** Registers the GitHub platform factory (import for its side effect). */
+/**
+ * Registers the GitHub platform factory (import for its side effect). The Octokit-based platform is
+ * loaded only when GitHub credentials are set.
+ */
 import { registerPlatform } from '../registry.js';
 import { readGitHubSettings } from './credentials.js';
-import { createGitHubPlatform } from './platform.js';
 
-registerPlatform('github', ({ env, logger, fetch }) => {
+registerPlatform('github', async ({ env, logger, fetch }) => {
   const settings = readGitHubSettings(env);
-  return settings ? createGitHubPlatform({ settings, logger, ...(fetch ? { fetch } : {}) }) : undefined;
+  if (!settings) return undefined;
+  const { createGitHubPlatform } = await import('./platform.js');
+  return createGitHubPlatform({ settings, logger, ...(fetch ? { fetch } : {}) });
 });
 
-export { createGitHubPlatform } from './platform.js';
 export { readGitHubSettings, type GitHubSettings } from './credentials.js';

@@ -1,14 +1,15 @@
-/** Registers the GitLab platform factory (import for its side effect). */
+/**
+ * Registers the GitLab platform factory (import for its side effect). The gitbeaker-based platform
+ * is loaded only when `GITLAB_TOKEN` is set.
+ */
 import { registerPlatform } from '../registry.js';
-import { createGitLabPlatform } from './platform.js';
 import { readGitLabSettings } from './settings.js';
 
-registerPlatform('gitlab', ({ env, logger, fetch }) => {
+registerPlatform('gitlab', async ({ env, logger, fetch }) => {
   const settings = readGitLabSettings(env);
-  return settings ? createGitLabPlatform({ settings, logger, ...(fetch ? { fetch } : {}) }) : undefined;
+  if (!settings) return undefined;
+  const { createGitLabPlatform } = await import('./platform.js');
+  return createGitLabPlatform({ settings, logger, ...(fetch ? { fetch } : {}) });
 });
 
-export { createGitLabPlatform, type GitLabPlatformOptions } from './platform.js';
 export { readGitLabSettings, type GitLabSettings } from './settings.js';
-export { createGitLabWebhookHandler } from './webhook.js';
-export { lineCode } from './positions.js';

@@ -41,14 +41,14 @@ describe('readGitLabSettings', () => {
 describe('the gitlab registry entry', () => {
   const logger = pino({ level: 'silent' });
 
-  it('builds the platform only when GITLAB_TOKEN is set, with a webhook only with a secret', () => {
-    expect(buildPlatforms({ env: {}, logger }).has('gitlab')).toBe(false);
-    const plain = buildPlatforms({ env: { GITLAB_TOKEN: 't' }, logger }).get('gitlab');
+  it('builds the platform only when GITLAB_TOKEN is set, with a webhook only with a secret', async () => {
+    expect((await buildPlatforms({ env: {}, logger })).has('gitlab')).toBe(false);
+    const plain = (await buildPlatforms({ env: { GITLAB_TOKEN: 't' }, logger })).get('gitlab');
     expect(plain?.name).toBe('gitlab');
     expect(plain?.webhook).toBeUndefined();
-    const hooked = buildPlatforms({ env: { GITLAB_TOKEN: 't', GITLAB_WEBHOOK_SECRET: 's' }, logger }).get(
-      'gitlab',
-    );
+    const hooked = (
+      await buildPlatforms({ env: { GITLAB_TOKEN: 't', GITLAB_WEBHOOK_SECRET: 's' }, logger })
+    ).get('gitlab');
     expect(hooked?.webhook).toBeDefined();
   });
 });

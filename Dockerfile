@@ -17,7 +17,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npx tsc -p tsconfig.build.json
 
-# Production dependencies: `all` keeps the optional Claude Code SDK, a single provider omits it.
+# Production dependencies: `all` keeps the optional Claude Code SDK, a single provider omits it
+# and keeps only its own AI SDK provider package (reviewbot loads just the configured one).
 FROM ${NODE_IMAGE} AS deps
 ARG PROVIDER=all
 WORKDIR /app
@@ -28,6 +29,17 @@ RUN if [ "$PROVIDER" = "all" ]; then \
       npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund; \
     fi \
  && npm cache clean --force
+RUN case "$PROVIDER" in \
+      all) keep="" ;; \
+      anthropic|openai|google) keep="$PROVIDER" ;; \
+      deepseek|groq|together|fireworks|openrouter|openai-compatible) keep=openai-compatible ;; \
+      *) echo "unknown PROVIDER=$PROVIDER" >&2; exit 1 ;; \
+    esac; \
+    if [ -n "$keep" ]; then \
+      for p in anthropic openai google openai-compatible; do \
+        [ "$p" = "$keep" ] || rm -rf "node_modules/@ai-sdk/$p"; \
+      done; \
+    fi
 
 FROM ${NODE_IMAGE}
 ARG PROVIDER=all
@@ -39,8 +51,9 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
-# `reviewbot` on PATH, so a Job's `command: ["reviewbot", "run-job"]` works.
-RUN printf '#!/bin/sh\nexec node /app/dist/src/cli/index.js "$@"\n' > /usr/local/bin/reviewbot \
+# `reviewbot` on PATH, so a Job's `command: ["reviewbot", "run-job"]` works; with the Node flags of
+# the CLI's shebang (src/cli/index.ts).
+RUN printf '#!/bin/sh\nexec node --max-semi-space-size=8 /app/dist/src/cli/index.js "$@"\n' > /usr/local/bin/reviewbot \
  && chmod 0755 /usr/local/bin/reviewbot
 LABEL org.opencontainers.image.title="reviewbot" \
       org.opencontainers.image.description="Self-hosted pull-request review bot (provider: ${PROVIDER})" \

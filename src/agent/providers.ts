@@ -164,7 +164,8 @@ export function resolveModelChoice(choice: ProviderChoice, env: NodeJS.ProcessEn
  * loaded (so a server holds one SDK in memory, and a single-provider image needs only its own).
  * OpenAI is used through Chat Completions (`.chat`), not the Responses API; the OpenAI-compatible
  * vendors through `@ai-sdk/openai-compatible` with their official base URLs.
- * @throws ConfigError as `resolveModelChoice` does (as a rejection).
+ * @throws ConfigError as `resolveModelChoice` does, or naming the provider's package when it is
+ * not installed (a single-provider image run with another provider); as a rejection.
  */
 export async function createLanguageModel(
   choice: ProviderChoice | ResolvedModelChoice,
@@ -172,6 +173,28 @@ export async function createLanguageModel(
   fetchImpl?: typeof fetch,
 ): Promise<CreatedLanguageModel> {
   const resolved = 'apiKey' in choice ? choice : resolveModelChoice(choice, env);
+  return loadLanguageModel(resolved, fetchImpl).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    const pkg = providerPackage(resolved.provider);
+    throw new ConfigError([
+      `agent.provider (AGENT_PROVIDER) "${resolved.provider}": its package ${pkg} is not installed ` +
+        `(an image built for another provider?); use the full image or build with PROVIDER=${resolved.provider}`,
+    ]);
+  });
+}
+
+/** The AI SDK package serving `provider`. */
+export function providerPackage(provider: ProviderId): string {
+  if (provider === 'anthropic' || provider === 'openai' || provider === 'google')
+    return `@ai-sdk/${provider}`;
+  return '@ai-sdk/openai-compatible';
+}
+
+async function loadLanguageModel(
+  resolved: ResolvedModelChoice,
+  fetchImpl: typeof fetch | undefined,
+): Promise<CreatedLanguageModel> {
   const { apiKey, baseURL, modelId } = resolved;
   const common = { apiKey, baseURL, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
   switch (resolved.provider) {

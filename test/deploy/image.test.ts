@@ -2,11 +2,13 @@
  * The Dockerfile and the publishing workflow, checked as text (no Docker engine in tests): base
  * image, provider build argument, non-root user, entrypoint, and the tags CI publishes.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { PROVIDER_IDS } from '../../src/agent/providers.js';
+import { PROVIDER_IDS, providerPackage, type ProviderId } from '../../src/agent/providers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
@@ -42,6 +44,37 @@ describe('Dockerfile', () => {
     expect(singleBranch).toMatch(/npm ci --omit=dev --omit=optional/);
   });
 
+  it('keeps only the chosen provider’s AI SDK package in a single-provider image', () => {
+    const prune = (stages[1] ?? '').split('\n').find((line) => line.includes('node_modules/@ai-sdk/'));
+    expect(prune).toBeDefined();
+    const packages = ['anthropic', 'openai', 'google', 'openai-compatible'];
+    // The package reviewbot loads for the provider (`providerPackage`) is the one kept.
+    const expected = (provider: 'all' | ProviderId): string[] =>
+      provider === 'all' ? packages : [providerPackage(provider).replace('@ai-sdk/', '')];
+    for (const provider of ['all' as const, ...PROVIDER_IDS]) {
+      const dir = mkdtempSync(path.join(tmpdir(), 'reviewbot-prune-'));
+      try {
+        for (const name of [...packages, 'provider', 'provider-utils']) {
+          mkdirSync(path.join(dir, 'node_modules/@ai-sdk', name), { recursive: true });
+        }
+        execFileSync('sh', ['-c', (prune ?? '').replace(/^RUN /, '')], {
+          cwd: dir,
+          env: { PATH: process.env.PATH, PROVIDER: provider },
+        });
+        const left = readdirSync(path.join(dir, 'node_modules/@ai-sdk')).sort();
+        expect(left, provider).toEqual([...expected(provider), 'provider', 'provider-utils'].sort());
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    expect(() =>
+      execFileSync('sh', ['-c', (prune ?? '').replace(/^RUN /, '')], {
+        env: { PATH: process.env.PATH, PROVIDER: 'acme' },
+        stdio: 'pipe',
+      }),
+    ).toThrow(/unknown PROVIDER=acme/);
+  });
+
   it('installs git and CA certificates, runs as uid 1000 and enters through reviewbot on PATH', () => {
     const final = stages[2] ?? '';
     expect(final).toMatch(/apt-get install -y --no-install-recommends git ca-certificates/);
@@ -50,7 +83,10 @@ describe('Dockerfile', () => {
     const bin = (
       JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: { reviewbot: string } }
     ).bin.reviewbot;
-    expect(final).toContain(`exec node /app/${bin} "$@"`);
+    // The wrapper passes the Node flags of the CLI's shebang (`#!/usr/bin/env -S node <flags>`).
+    const shebang = readFileSync(path.join(ROOT, 'src/cli/index.ts'), 'utf8').split('\n')[0] ?? '';
+    const flags = /^#!\/usr\/bin\/env -S node(.*)$/.exec(shebang)?.[1] ?? ' <no shebang>';
+    expect(final).toContain(`exec node${flags} /app/${bin} "$@"`);
     expect(final).toContain('> /usr/local/bin/reviewbot');
     expect(final).toContain('COPY --from=build /app/dist/src ./dist/src');
   });

@@ -70,14 +70,18 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
   masker.add(resolveApiKey(options.provider, options.env));
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
 
-  async function run(runOptions: AgentRunOptions): Promise<AgentRunResult> {
-    const log = options.logger;
-    const emit = safeEmitter(runOptions.onEvent, log);
+  function languageModel(): Promise<CreatedLanguageModel> {
     created ??= createLanguageModel(choice, options.env, options.fetch);
-    const { model } = await created.catch((error: unknown) => {
+    return created.catch((error: unknown) => {
       created = undefined;
       throw error;
     });
+  }
+
+  async function run(runOptions: AgentRunOptions): Promise<AgentRunResult> {
+    const log = options.logger;
+    const emit = safeEmitter(runOptions.onEvent, log);
+    const { model } = await languageModel();
     const rootReal = await workspaceRoot(runOptions.workspaceDir);
     const maxTurns = Math.max(1, Math.floor(runOptions.maxTurns));
     const history = runOptions.history ?? [];
@@ -146,7 +150,12 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
     }
   }
 
-  return { run };
+  return {
+    run,
+    async preload() {
+      await languageModel();
+    },
+  };
 }
 
 /**

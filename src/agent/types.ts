@@ -70,4 +70,9 @@ export interface AgentRunResult {
 /** An agent back end. `run` throws `AgentError` on provider errors, the turn limit or abort. */
 export interface AgentRunner {
   run(options: AgentRunOptions): Promise<AgentRunResult>;
+  /**
+   * Optional: loads what `run` would load on first use (e.g. the provider's SDK), so a server pays
+   * for it at start-up. Rejects like `run` would (e.g. ConfigError for a missing package).
+   */
+  preload?(): Promise<void>;
 }

@@ -62,6 +62,32 @@ describe('lazyRunner', () => {
     expect(await runner.run(options)).toBe(result);
     expect(loads).toBe(2);
   });
+
+  it('preload loads the runner and runs its own preload, once', async () => {
+    let loads = 0;
+    let preloads = 0;
+    const runner = lazyRunner(() => {
+      loads += 1;
+      return Promise.resolve({
+        run: () => Promise.reject(new Error('not called')),
+        preload: () => {
+          preloads += 1;
+          return Promise.resolve();
+        },
+      });
+    });
+    await runner.preload();
+    expect([loads, preloads]).toEqual([1, 1]);
+    await runner.preload();
+    expect([loads, preloads]).toEqual([1, 2]);
+  });
+
+  it('preloads the real API runner and its provider SDK', async () => {
+    const config = rawConfigSchema.parse({ agent: { provider: 'openai' } });
+    await expect(buildRunner(config, { OPENAI_API_KEY: 'sk-x' }, masker, logger).preload()).resolves.toBe(
+      undefined,
+    );
+  });
 });
 
 describe('isClaudeAgentSdkInstalled', () => {

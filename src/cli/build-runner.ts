@@ -70,8 +70,9 @@ export function buildRunner(
 /** An `AgentRunner` whose code is loaded on demand (`lazyRunner`). */
 export interface LazyAgentRunner extends AgentRunner {
   /**
-   * Loads the runner's code now (the server does so before it listens, so that compiling the
-   * SDK never delays a webhook's answer). Rejects when it cannot be loaded; a later call retries.
+   * Loads the runner's code and its own `preload` (the provider SDK) now; the server does so before
+   * it listens, so that compiling an SDK never delays a webhook's answer. Rejects when it cannot be
+   * loaded (e.g. ConfigError: the provider's package is missing); a later call retries.
    */
   preload(): Promise<void>;
 }
@@ -94,7 +95,7 @@ export function lazyRunner(load: () => Promise<AgentRunner>): LazyAgentRunner {
       return (await loaded()).run(options);
     },
     async preload() {
-      await loaded();
+      await (await loaded()).preload?.();
     },
   };
 }

@@ -8,16 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isStepCount, streamText, type ModelMessage } from 'ai';
 import { AgentError } from '../errors.js';
+import { onceUntilRejected } from '../once-until-rejected.js';
 import type { Logger } from '../logger.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { providerAgentError } from './provider-error.js';
-import {
-  createLanguageModel,
-  resolveApiKey,
-  resolveModelChoice,
-  type CreatedLanguageModel,
-  type ProviderId,
-} from './providers.js';
+import { createLanguageModel, resolveApiKey, resolveModelChoice, type ProviderId } from './providers.js';
 import { consumeAgentStream } from './stream-progress.js';
 import { buildTools, type SubmitReviewInput } from './tools/index.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from './types.js';
@@ -63,20 +58,12 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
     options.env,
   );
   const modelId = choice.modelId;
-  // The provider's SDK is loaded by the first run, not at start-up.
-  let created: Promise<CreatedLanguageModel> | undefined;
+  // The provider's SDK is loaded by the first run (or `preload`), not when the runner is built.
+  const languageModel = onceUntilRejected(() => createLanguageModel(choice, options.env, options.fetch));
   const masker =
     options.masker ?? new SecretMasker([...secretValues(process.env), ...secretValues(options.env)]);
   masker.add(resolveApiKey(options.provider, options.env));
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-
-  function languageModel(): Promise<CreatedLanguageModel> {
-    created ??= createLanguageModel(choice, options.env, options.fetch);
-    return created.catch((error: unknown) => {
-      created = undefined;
-      throw error;
-    });
-  }
 
   async function run(runOptions: AgentRunOptions): Promise<AgentRunResult> {
     const log = options.logger;

@@ -8,6 +8,7 @@ import { resolveApiKey, resolveModelChoice } from '../agent/providers.js';
 import type { AgentRunner } from '../agent/types.js';
 import type { RawConfig } from '../config/schema.js';
 import { UsageError } from '../errors.js';
+import { onceUntilRejected } from '../once-until-rejected.js';
 import type { Logger } from '../logger.js';
 import type { SecretMasker } from '../secrets.js';
 
@@ -82,14 +83,7 @@ export interface LazyAgentRunner extends AgentRunner {
  * after `load` failed), so a CLI run or Job pod loads only the runner it uses, when it uses it.
  */
 export function lazyRunner(load: () => Promise<AgentRunner>): LazyAgentRunner {
-  let loading: Promise<AgentRunner> | undefined;
-  const loaded = (): Promise<AgentRunner> => {
-    loading ??= load();
-    return loading.catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
-  };
+  const loaded = onceUntilRejected(load);
   return {
     async run(options) {
       return (await loaded()).run(options);

@@ -16,6 +16,7 @@ import { createGitHubClient, type GitHubClient } from './client.js';
 import type { GitHubSettings } from './credentials.js';
 import { toPlatformError } from './errors.js';
 import { createGitHubWebhookHandler, splitWebhookSecrets } from './webhook.js';
+import { onceUntilRejected } from '../../once-until-rejected.js';
 
 function splitRepo(fullName: string): { owner: string; repo: string } {
   const [owner, repo, ...rest] = fullName.split('/');
@@ -38,7 +39,17 @@ export interface GitHubPlatformOptions {
 export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
   const client: GitHubClient = createGitHubClient(options);
   const { settings } = options;
-  let botUsernames: Promise<string[]> | undefined;
+  const botUsernames = onceUntilRejected(() =>
+    call('identify the bot account', async () => {
+      if (settings.auth.kind === 'app') {
+        const { data } = await client.rest.apps.getAuthenticated();
+        const slug = data && 'slug' in data && typeof data.slug === 'string' ? data.slug : undefined;
+        return slug ? [`${slug}[bot]`] : [];
+      }
+      const { data } = await client.rest.users.getAuthenticated();
+      return [data.login];
+    }),
+  );
 
   async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
@@ -145,19 +156,7 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
     },
 
     getBotUsernames() {
-      botUsernames ??= call('identify the bot account', async () => {
-        if (settings.auth.kind === 'app') {
-          const { data } = await client.rest.apps.getAuthenticated();
-          const slug = data && 'slug' in data && typeof data.slug === 'string' ? data.slug : undefined;
-          return slug ? [`${slug}[bot]`] : [];
-        }
-        const { data } = await client.rest.users.getAuthenticated();
-        return [data.login];
-      }).catch((error: unknown) => {
-        botUsernames = undefined;
-        throw error;
-      });
-      return botUsernames;
+      return botUsernames();
     },
 
     async addReaction(target: CommentTarget, reaction) {

@@ -13,6 +13,7 @@ import type { GitLabSettings } from './settings.js';
 import { submitGitLabReview } from './submit-review.js';
 import { GitLabHttpError } from './requester.js';
 import { createGitLabWebhookHandler, splitGitLabSecrets } from './webhook.js';
+import { onceUntilRejected } from '../../once-until-rejected.js';
 
 /** Options of `createGitLabPlatform`. */
 export interface GitLabPlatformOptions {
@@ -77,7 +78,11 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.retries !== undefined ? { retries: options.retries } : {}),
   });
-  let botUsernames: Promise<string[]> | undefined;
+  const botUsernames = onceUntilRejected(() =>
+    call('identify the bot account (GET /user)', async () => [
+      GitLabUser.parse(await client.users.showCurrentUser()).username,
+    ]),
+  );
 
   async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
@@ -138,13 +143,7 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
     },
 
     getBotUsernames() {
-      botUsernames ??= call('identify the bot account (GET /user)', async () => [
-        GitLabUser.parse(await client.users.showCurrentUser()).username,
-      ]).catch((error: unknown) => {
-        botUsernames = undefined;
-        throw error;
-      });
-      return botUsernames;
+      return botUsernames();
     },
 
     async addReaction(target, reaction) {

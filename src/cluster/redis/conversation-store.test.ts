@@ -1,32 +1,9 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../../../test/support/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestRedis } from './redis.test-helper.js';
 import type { SessionKey, StoredConversation } from '../../jobs/types.js';
 import { conversationKeyOf, createRedisConversationStore } from './conversation-store.js';
 
-let server: RedisServer;
-let redis: Redis;
-
-/** A connection to the test store; its errors while the store restarts on purpose are expected. */
-function connect(): Redis {
-  const connection = new Redis(server.url);
-  connection.on('error', () => undefined);
-  return connection;
-}
-
-beforeAll(async () => {
-  server = await startRedis({ persistent: true });
-  redis = connect();
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
-
-beforeEach(async () => {
-  await redis.flushall();
-});
+const db = useTestRedis({ persistent: true });
 
 const key = (prNumber: number, botType: SessionKey['botType'] = 'reviewer'): SessionKey => ({
   platform: 'github',
@@ -46,18 +23,18 @@ const conversation = (text: string): StoredConversation => ({
 
 describe('createRedisConversationStore', () => {
   it('stores the conversation as JSON under the contract key with the configured TTL', async () => {
-    const store = createRedisConversationStore(redis, { ttlSeconds: 120 });
+    const store = createRedisConversationStore(db.redis, { ttlSeconds: 120 });
     await store.save(key(7), conversation('one'));
     expect(conversationKeyOf(key(7))).toBe('reviewbot:conv:github:acme/widgets:7:reviewer');
-    const raw = await redis.get('reviewbot:conv:github:acme/widgets:7:reviewer');
+    const raw = await db.redis.get('reviewbot:conv:github:acme/widgets:7:reviewer');
     expect(JSON.parse(raw ?? 'null')).toEqual(conversation('one'));
-    const ttl = await redis.ttl('reviewbot:conv:github:acme/widgets:7:reviewer');
+    const ttl = await db.redis.ttl('reviewbot:conv:github:acme/widgets:7:reviewer');
     expect(ttl).toBeGreaterThan(110);
     expect(ttl).toBeLessThanOrEqual(120);
   });
 
   it('returns what was saved for the same key only', async () => {
-    const store = createRedisConversationStore(redis, { ttlSeconds: 60 });
+    const store = createRedisConversationStore(db.redis, { ttlSeconds: 60 });
     await store.save(key(1), conversation('one'));
     expect(await store.load(key(1))).toEqual(conversation('one'));
     expect(await store.load(key(1, 'worker'))).toBeUndefined();
@@ -66,9 +43,12 @@ describe('createRedisConversationStore', () => {
   });
 
   it('is shared by separate clients (a second Job pod continues the conversation)', async () => {
-    const other = connect();
+    const other = db.connect();
     try {
-      await createRedisConversationStore(redis, { ttlSeconds: 60 }).save(key(3), conversation('first pod'));
+      await createRedisConversationStore(db.redis, { ttlSeconds: 60 }).save(
+        key(3),
+        conversation('first pod'),
+      );
       const loaded = await createRedisConversationStore(other, { ttlSeconds: 60 }).load(key(3));
       expect(loaded?.messages.map((m) => m.content)).toEqual(['ask first pod', 'answer first pod']);
     } finally {
@@ -77,18 +57,18 @@ describe('createRedisConversationStore', () => {
   });
 
   it('refreshes the TTL on every save', async () => {
-    const store = createRedisConversationStore(redis, { ttlSeconds: 300 });
+    const store = createRedisConversationStore(db.redis, { ttlSeconds: 300 });
     await store.save(key(4), conversation('one'));
-    await redis.expire(conversationKeyOf(key(4)), 5);
+    await db.redis.expire(conversationKeyOf(key(4)), 5);
     await store.save(key(4), conversation('two'));
-    expect(await redis.ttl(conversationKeyOf(key(4)))).toBeGreaterThan(290);
+    expect(await db.redis.ttl(conversationKeyOf(key(4)))).toBeGreaterThan(290);
     expect((await store.load(key(4)))?.sessionId).toBe('session-two');
   });
 
   it('forgets the conversation when its key expires', async () => {
-    const store = createRedisConversationStore(redis, { ttlSeconds: 1 });
+    const store = createRedisConversationStore(db.redis, { ttlSeconds: 1 });
     await store.save(key(5), conversation('short'));
-    await redis.pexpire(conversationKeyOf(key(5)), 30);
+    await db.redis.pexpire(conversationKeyOf(key(5)), 30);
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(await store.load(key(5))).toBeUndefined();
   });
@@ -101,20 +81,20 @@ describe('createRedisConversationStore', () => {
       JSON.stringify({ sessionId: 's', messages: [{ role: 'system', content: 'x' }], updatedAt: 'u' }),
     ],
   ])('treats a malformed value (%s) as no conversation', async (_name, value) => {
-    await redis.set(conversationKeyOf(key(6)), value);
-    const store = createRedisConversationStore(redis, { ttlSeconds: 60 });
+    await db.redis.set(conversationKeyOf(key(6)), value);
+    const store = createRedisConversationStore(db.redis, { ttlSeconds: 60 });
     expect(await store.load(key(6))).toBeUndefined();
   });
 
   it('keeps conversations across a restart of a persistent store', async () => {
-    const store = createRedisConversationStore(redis, { ttlSeconds: 600 });
+    const store = createRedisConversationStore(db.redis, { ttlSeconds: 600 });
     await store.save(key(8), conversation('durable'));
-    await server.kill();
-    await server.restart();
+    await db.server.kill();
+    await db.server.restart();
     expect(await store.load(key(8))).toEqual(conversation('durable'));
   });
 
   it.each([0, -1, 1.5])('rejects ttlSeconds %s', (ttlSeconds) => {
-    expect(() => createRedisConversationStore(redis, { ttlSeconds })).toThrow(RangeError);
+    expect(() => createRedisConversationStore(db.redis, { ttlSeconds })).toThrow(RangeError);
   });
 });

@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../../../test/support/redis-server.js';
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestRedis } from './redis.test-helper.js';
 import {
   createDoneWatcher,
   parseDoneMessage,
@@ -9,31 +9,9 @@ import {
   type DoneWatcherOptions,
 } from './done-signal.js';
 
-let server: RedisServer;
-/** Test's own connection (assertions, and the "Job pod" publishing). */
-let pod: Redis;
+/** The test's Redis; `db.redis` is the test's own connection (assertions, the "Job pod" publishing). */
+const db = useTestRedis({ persistent: true });
 const cleanups: Array<() => Promise<void> | void> = [];
-
-/** A connection to the test store; its errors while the store restarts on purpose are expected. */
-function connect(): Redis {
-  const connection = new Redis(server.url);
-  connection.on('error', () => undefined);
-  return connection;
-}
-
-beforeAll(async () => {
-  server = await startRedis({ persistent: true });
-  pod = connect();
-});
-
-afterAll(async () => {
-  pod.disconnect();
-  await server.stop();
-});
-
-beforeEach(async () => {
-  await pod.flushall();
-});
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -41,8 +19,8 @@ afterEach(async () => {
 
 /** A watcher on two fresh connections, closed after the test. */
 async function watcher(options: DoneWatcherOptions = {}): Promise<{ watcher: DoneWatcher; commands: Redis }> {
-  const subscriber = connect();
-  const commands = connect();
+  const subscriber = db.connect();
+  const commands = db.connect();
   const created = createDoneWatcher(subscriber, commands, options);
   cleanups.push(async () => {
     await created.close();
@@ -57,17 +35,17 @@ const inOneMinute = () => Date.now() + 60_000;
 
 describe('publishDone', () => {
   it('sets the record with a 1 h TTL before publishing the same message', async () => {
-    const listener = connect();
+    const listener = db.connect();
     cleanups.push(() => listener.disconnect());
     const seen: Array<{ message: string; keyAtDelivery: string | null }> = [];
-    const checker = connect();
+    const checker = db.connect();
     cleanups.push(() => checker.disconnect());
     listener.on('message', (_channel: string, message: string) => {
       void checker.get('reviewbot:done:job-1').then((value) => seen.push({ message, keyAtDelivery: value }));
     });
     await listener.subscribe('reviewbot:done');
 
-    const sent = await publishDone(pod, {
+    const sent = await publishDone(db.redis, {
       jobId: 'job-1',
       status: 'succeeded',
       finishedAt: new Date('2025-05-01T10:00:00Z'),
@@ -77,7 +55,7 @@ describe('publishDone', () => {
     await expect.poll(() => seen.length).toBe(1);
     expect(JSON.parse(seen[0]?.message ?? '')).toEqual(sent);
     expect(JSON.parse(seen[0]?.keyAtDelivery ?? 'null')).toEqual(sent);
-    const ttl = await pod.ttl('reviewbot:done:job-1');
+    const ttl = await db.redis.ttl('reviewbot:done:job-1');
     expect(ttl).toBeGreaterThan(3590);
     expect(ttl).toBeLessThanOrEqual(3600);
   });
@@ -97,7 +75,7 @@ describe('parseDoneMessage', () => {
 
 describe('createDoneWatcher', () => {
   it('finds a signal sent before it subscribed through the key', async () => {
-    await publishDone(pod, { jobId: 'early', status: 'succeeded' });
+    await publishDone(db.redis, { jobId: 'early', status: 'succeeded' });
     const { watcher: w } = await watcher();
     await expect(w.wait('early', { deadlineAt: inOneMinute() })).resolves.toEqual({
       status: 'succeeded',
@@ -108,7 +86,7 @@ describe('createDoneWatcher', () => {
 
   it('finds a signal delivered before the wait started through the key', async () => {
     const { watcher: w } = await watcher();
-    await publishDone(pod, { jobId: 'quick', status: 'failed' });
+    await publishDone(db.redis, { jobId: 'quick', status: 'failed' });
     await new Promise((resolve) => setTimeout(resolve, 100)); // the message has come and gone
     await expect(w.wait('quick', { deadlineAt: inOneMinute() })).resolves.toEqual({
       status: 'failed',
@@ -122,10 +100,10 @@ describe('createDoneWatcher', () => {
     const second = w.wait('job-b', { deadlineAt: inOneMinute() });
     await expect.poll(() => w.pending()).toBe(2);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await publishDone(pod, { jobId: 'job-b', status: 'failed' });
+    await publishDone(db.redis, { jobId: 'job-b', status: 'failed' });
     await expect(second).resolves.toEqual({ status: 'failed', source: 'signal' });
     expect(w.pending()).toBe(1);
-    await publishDone(pod, { jobId: 'job-a', status: 'succeeded' });
+    await publishDone(db.redis, { jobId: 'job-a', status: 'succeeded' });
     await expect(first).resolves.toEqual({ status: 'succeeded', source: 'signal' });
   });
 
@@ -135,21 +113,21 @@ describe('createDoneWatcher', () => {
     const outcome = await w.wait('silent', { deadlineAt: started + 300 });
     expect(outcome).toEqual({ status: 'failed', source: 'deadline' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    const record = parseDoneMessage(await pod.get('reviewbot:done:silent'));
+    const record = parseDoneMessage(await db.redis.get('reviewbot:done:silent'));
     expect(record).toMatchObject({ jobId: 'silent', status: 'failed' });
-    expect(await pod.ttl('reviewbot:done:silent')).toBeGreaterThan(3590);
+    expect(await db.redis.ttl('reviewbot:done:silent')).toBeGreaterThan(3590);
   });
 
   it('at the deadline does not overwrite a real record that arrived without a message', async () => {
     const { watcher: w } = await watcher({ recheckIntervalMs: 60_000 });
     const waiting = w.wait('late', { deadlineAt: Date.now() + 300 });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await pod.set(
+    await db.redis.set(
       'reviewbot:done:late',
       JSON.stringify({ jobId: 'late', status: 'succeeded', finishedAt: 'x' }),
     );
     await expect(waiting).resolves.toEqual({ status: 'succeeded', source: 'key' });
-    expect(parseDoneMessage(await pod.get('reviewbot:done:late'))?.status).toBe('succeeded');
+    expect(parseDoneMessage(await db.redis.get('reviewbot:done:late'))?.status).toBe('succeeded');
   });
 
   it('records the job failed as soon as the poll reports it, retrying after poll errors', async () => {
@@ -163,7 +141,7 @@ describe('createDoneWatcher', () => {
     const outcome = await w.wait('crashed', { deadlineAt: inOneMinute(), poll });
     expect(outcome).toEqual({ status: 'failed', source: 'poll' });
     expect(polls).toBe(3);
-    expect(parseDoneMessage(await pod.get('reviewbot:done:crashed'))?.status).toBe('failed');
+    expect(parseDoneMessage(await db.redis.get('reviewbot:done:crashed'))?.status).toBe('failed');
   });
 
   it('rejects with the abort reason and writes nothing', async () => {
@@ -173,7 +151,7 @@ describe('createDoneWatcher', () => {
     controller.abort(new Error('shutting down'));
     await expect(waiting).rejects.toThrow('shutting down');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await pod.get('reviewbot:done:aborted')).toBeNull();
+    expect(await db.redis.get('reviewbot:done:aborted')).toBeNull();
     expect(w.pending()).toBe(0);
   });
 
@@ -190,24 +168,24 @@ describe('createDoneWatcher', () => {
     const waiting = w.wait('lost-message', { deadlineAt: inOneMinute() });
     await expect.poll(() => w.pending()).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    // Drop the subscriber's connection; the pod publishes before ioredis reconnects (>= 50 ms).
-    await pod.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
-    await publishDone(pod, { jobId: 'lost-message', status: 'succeeded' });
+    // Drop the subscriber's connection; the db.redis publishes before ioredis reconnects (>= 50 ms).
+    await db.redis.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await publishDone(db.redis, { jobId: 'lost-message', status: 'succeeded' });
     await expect(waiting).resolves.toEqual({ status: 'succeeded', source: 'key' });
   });
 
   it('keeps working after the store restarts: re-subscribes and resolves pending waits', async () => {
     const { watcher: w } = await watcher({ recheckIntervalMs: 60_000 });
     const waiting = w.wait('after-restart', { deadlineAt: inOneMinute() });
-    await server.restart();
-    await publishDone(pod, { jobId: 'after-restart', status: 'failed' });
+    await db.server.restart();
+    await publishDone(db.redis, { jobId: 'after-restart', status: 'failed' });
     await expect(waiting).resolves.toMatchObject({ status: 'failed' });
     // Messages are delivered again once ioredis has re-subscribed.
     let source = '';
     for (let attempt = 0; attempt < 100 && source !== 'signal'; attempt += 1) {
       const probe = w.wait(`probe-${attempt}`, { deadlineAt: inOneMinute() });
       await new Promise((resolve) => setTimeout(resolve, 20));
-      await publishDone(pod, { jobId: `probe-${attempt}`, status: 'succeeded' });
+      await publishDone(db.redis, { jobId: `probe-${attempt}`, status: 'succeeded' });
       source = (await probe).source;
     }
     expect(source).toBe('signal');
@@ -217,7 +195,7 @@ describe('createDoneWatcher', () => {
     const { watcher: w } = await watcher({ recheckIntervalMs: 50 });
     const waiting = w.wait('quiet', { deadlineAt: inOneMinute() });
     await new Promise((resolve) => setTimeout(resolve, 30));
-    await pod.set(
+    await db.redis.set(
       'reviewbot:done:quiet',
       JSON.stringify({ jobId: 'quiet', status: 'succeeded', finishedAt: 'x' }),
     );

@@ -1,6 +1,5 @@
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../../../test/support/redis-server.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from './redis.test-helper.js';
 import { silentLogger } from '../../logger.js';
 import { createDoneWatcher, publishDone, type DoneOutcome } from './done-signal.js';
 import {
@@ -13,31 +12,12 @@ import {
   type Span,
 } from './queue.test-helper.js';
 
-let server: RedisServer;
-let redis: Redis;
+const db = useTestRedis({ persistent: true });
 let queues: ReturnType<typeof queueFactory>;
 const cleanups: Array<() => Promise<void> | void> = [];
 
-/** A connection whose errors (the store going away on purpose) are expected. */
-function connect(): Redis {
-  const connection = new Redis(server.url);
-  connection.on('error', () => undefined);
-  return connection;
-}
-
-beforeAll(async () => {
-  server = await startRedis({ persistent: true });
-  redis = connect();
-  queues = queueFactory(server.url);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
-
-beforeEach(async () => {
-  await redis.flushall();
+beforeAll(() => {
+  queues = queueFactory(db.server.url);
 });
 
 afterEach(async () => {
@@ -76,8 +56,8 @@ describe('createRedisJobQueue recovery', () => {
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 2));
     expect(recorder.spans).toHaveLength(1);
 
-    const leaseLeft = await redis.pttl(`reviewbot:lease:${keyOf(401)}`);
-    expect(await redis.get(`reviewbot:lease:${keyOf(401)}`)).toBe('dying');
+    const leaseLeft = await db.redis.pttl(`reviewbot:lease:${keyOf(401)}`);
+    expect(await db.redis.get(`reviewbot:lease:${keyOf(401)}`)).toBe('dying');
     const crashedAt = Date.now();
     dying.crash();
     await expect.poll(() => recorder.finished(jobs[2]!.jobId).length, { timeout: 5000 }).toBe(1);
@@ -130,7 +110,7 @@ describe('createRedisJobQueue recovery', () => {
       expect(order.map((s) => s.jobId)).toEqual(jobs.map((p) => p.jobId));
       expect(order.map((s) => s.resumed)).toEqual(jobs.map((_, index) => index === 0));
     }
-    expect(await redis.scard('reviewbot:queue-keys')).toBe(0);
+    expect(await db.redis.scard('reviewbot:queue-keys')).toBe(0);
   });
 
   it('a replica whose lease is lost stops taking jobs for that key', async () => {
@@ -148,13 +128,13 @@ describe('createRedisJobQueue recovery', () => {
     for (const payload of jobs) queue.submit(payload);
     await expect.poll(() => recorder.spans.length).toBe(1);
 
-    await redis.set(`reviewbot:lease:${keyOf(404)}`, 'intruder', 'PX', 1500);
+    await db.redis.set(`reviewbot:lease:${keyOf(404)}`, 'intruder', 'PX', 1500);
     await expect.poll(() => recorder.spans[0]?.aborted).toBe(true);
     const lost = lines.find((line) => /lease lost/.test(String(line.msg)));
     expect(lost).toMatchObject({ jobId: jobs[0]!.jobId, reason: 'lease held by another owner or expired' });
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(recorder.spans).toHaveLength(1);
-    expect(await redis.lrange(`reviewbot:active:${keyOf(404)}`, 0, -1)).toEqual([JSON.stringify(jobs[0])]);
+    expect(await db.redis.lrange(`reviewbot:active:${keyOf(404)}`, 0, -1)).toEqual([JSON.stringify(jobs[0])]);
 
     // When the intruder's lease expires, the sweep takes the key back and resumes the in-flight job.
     await expect.poll(() => recorder.spans.length, { timeout: 5000 }).toBe(2);
@@ -162,9 +142,9 @@ describe('createRedisJobQueue recovery', () => {
   });
 
   it('the store restarting mid-run: the queue and the done watcher reconnect and every job completes once', async () => {
-    const subscriber = connect();
-    const commands = connect();
-    const pod = connect();
+    const subscriber = db.connect();
+    const commands = db.connect();
+    const pod = db.connect();
     const watcher = createDoneWatcher(subscriber, commands, { recheckIntervalMs: 200 });
     cleanups.push(async () => {
       await watcher.close();
@@ -201,10 +181,10 @@ describe('createRedisJobQueue recovery', () => {
     for (const payload of [...a.slice(0, 4), ...b.slice(0, 4)]) queue.submit(payload);
     await expect.poll(() => outcomes.size).toBeGreaterThanOrEqual(2);
 
-    await server.kill();
+    await db.server.kill();
     for (const payload of [...a.slice(4), ...b.slice(4)]) queue.submit(payload); // while the store is down
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await server.restart();
+    await db.server.restart();
 
     await expect.poll(() => outcomes.size, { timeout: 15_000 }).toBe(12);
     for (const payload of [...a, ...b]) {

@@ -1,6 +1,5 @@
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../../../test/support/redis-server.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from './redis.test-helper.js';
 import { silentLogger } from '../../logger.js';
 import {
   captureLogger,
@@ -12,23 +11,11 @@ import {
   type Span,
 } from './queue.test-helper.js';
 
-let server: RedisServer;
-let redis: Redis;
+const db = useTestRedis();
 let queues: ReturnType<typeof queueFactory>;
 
-beforeAll(async () => {
-  server = await startRedis();
-  redis = new Redis(server.url);
-  queues = queueFactory(server.url);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
-
-beforeEach(async () => {
-  await redis.flushall();
+beforeAll(() => {
+  queues = queueFactory(db.server.url);
 });
 
 afterEach(async () => {
@@ -71,7 +58,7 @@ describe('createRedisJobQueue', () => {
     expect(recorder.spans.every((span) => !span.resumed && !span.aborted)).toBe(true);
     await expect.poll(() => queue.depth()).toBe(0);
     expect(
-      await redis.exists(
+      await db.redis.exists(
         `reviewbot:queue:${keyOf(101)}`,
         `reviewbot:lease:${keyOf(101)}`,
         `reviewbot:active:${keyOf(101)}`,
@@ -91,9 +78,9 @@ describe('createRedisJobQueue', () => {
     const jobs = payloadsFor(103, 3);
     for (const payload of jobs) queue.submit(payload);
     await expect.poll(() => recorder.spans.length).toBe(1);
-    await expect.poll(() => redis.llen(`reviewbot:queue:${keyOf(103)}`)).toBe(2);
+    await expect.poll(() => db.redis.llen(`reviewbot:queue:${keyOf(103)}`)).toBe(2);
 
-    const pending = await redis.lrange('reviewbot:queue:github:acme/widgets:103:reviewer', 0, -1);
+    const pending = await db.redis.lrange('reviewbot:queue:github:acme/widgets:103:reviewer', 0, -1);
     expect(pending.map((text) => JSON.parse(text) as unknown)).toEqual(jobs.slice(1));
     expect(queue.depth()).toBe(3);
     expect(depths.at(-1)).toBe(3);
@@ -162,8 +149,8 @@ describe('createRedisJobQueue', () => {
     await expect(queue.shutdown(5000)).resolves.toEqual([]);
     expect(recorder.finished(jobs[0]!.jobId)).toHaveLength(1);
     expect(recorder.spans).toHaveLength(1);
-    expect(await redis.lrange(`reviewbot:queue:${keyOf(301)}`, 0, -1)).toHaveLength(2);
-    expect(await redis.exists(`reviewbot:lease:${keyOf(301)}`)).toBe(0);
+    expect(await db.redis.lrange(`reviewbot:queue:${keyOf(301)}`, 0, -1)).toHaveLength(2);
+    expect(await db.redis.exists(`reviewbot:lease:${keyOf(301)}`)).toBe(0);
 
     // A new server (same store) resumes the rest at once: the lease was released.
     const next = queues.create({
@@ -226,7 +213,7 @@ describe('createRedisJobQueue', () => {
     expect(lines.some((line) => line.jobId === payload!.jobId && /not taken/.test(String(line.msg)))).toBe(
       true,
     );
-    expect(await redis.llen(`reviewbot:queue:${keyOf(303)}`)).toBe(0);
+    expect(await db.redis.llen(`reviewbot:queue:${keyOf(303)}`)).toBe(0);
   });
 
   it('queues a job id once even when it is submitted twice', async () => {
@@ -267,7 +254,7 @@ describe('createRedisJobQueue', () => {
     const recorder = createRecorder();
     const [first, second] = payloadsFor(306, 2);
     const list = `reviewbot:queue:${keyOf(306)}`;
-    await redis.rpush(list, JSON.stringify(first), '{"not":"a payload"}', JSON.stringify(second));
+    await db.redis.rpush(list, JSON.stringify(first), '{"not":"a payload"}', JSON.stringify(second));
     const queue = queues.create({
       ownerId: 'r1',
       execute: recorder.execute('r1', () => 5),
@@ -277,7 +264,7 @@ describe('createRedisJobQueue', () => {
     await expect.poll(() => finishedCount(recorder.spans)).toBe(2);
     expect(recorder.spans.map((span) => span.jobId)).toEqual([first!.jobId, second!.jobId]);
     expect(lines.some((line) => /malformed/.test(String(line.msg)))).toBe(true);
-    expect(await redis.exists(list)).toBe(0);
+    expect(await db.redis.exists(list)).toBe(0);
   });
 
   it.each([

@@ -5,10 +5,10 @@
  * process (`bench/cluster-fake-k8s.ts`, so its work does not count as the server's), whose pods
  * publish their completion (`publishDone`) as soon as they start.
  *
- * Phases, each 500 pull-request keys × 3 jobs submitted at once:
+ * Phases (after a short warm-up burst), each 500 pull-request keys × 3 jobs submitted at once:
  * - `burst`: every Job completes at once, as the issue asks. Every key always has a job ready, so
- *   the system runs at full throughput and a hand-over waits for the other keys' hand-overs
- *   queued before it (about keys ÷ jobs per second, Little's law);
+ *   the system runs at full throughput; without the gate a hand-over would wait behind every Job
+ *   start queued before it (about keys ÷ jobs per second, Little's law: the baseline below);
  * - `spread`: each Job completes 0–`BENCH_SPREAD_MS` ms after its pod starts (uniform), as real
  *   Jobs end at different times: the hand-over latency of a server that is not saturated.
  * Measured per phase: `signalToNextJobMs` = from a pod's completion publish to the creation of the
@@ -17,15 +17,20 @@
  * serialization, HTTP, the fake's validation); jobs per second; Redis commands per job
  * (`INFO commandstats` delta, commands inside Lua scripts included; and client round trips of
  * the server and of the pods), and that every key got its Jobs in order, each exactly once.
- * Baselines in the same run: Redis PING, pub/sub delivery, one Job creation on the idle fake.
+ * The server bounds the Job starts in flight and lets hand-overs go first (`creation-gate.ts`), so
+ * each phase also reports `submitToFirstJobMs` (submits → each key's first Job), the price idle keys
+ * pay for that order. Baselines in the same run: Redis PING, pub/sub delivery, one Job creation on
+ * the idle fake, and the burst once more without the gate (every Job start sent at once).
  * Prints one JSON object on stdout; progress on stderr. Target: p99 ≤ 100 ms, no key stalled.
- * Env: BENCH_KEYS (500), BENCH_JOBS_PER_KEY (3), BENCH_SPREAD_MS (4000).
+ * Env: BENCH_KEYS (500), BENCH_JOBS_PER_KEY (3), BENCH_SPREAD_MS (4000), BENCH_CREATION_CONCURRENCY
+ * (the server's default).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { createClusterJobRunner, type ClusterJobRunner } from '../src/cluster/cluster-runner.js';
+import type { CreationGateOptions } from '../src/cluster/creation-gate.js';
 import { createKubernetesJobs, type KubernetesJobs } from '../src/cluster/k8s/client.js';
 import { buildJobSpec } from '../src/cluster/k8s/job-spec.js';
 import { rawConfigSchema, type RawConfig } from '../src/config/schema.js';
@@ -47,6 +52,10 @@ const JOBS_PER_KEY = Number(process.env.BENCH_JOBS_PER_KEY ?? 3);
 const SPREAD_MS = Number(process.env.BENCH_SPREAD_MS ?? 4000);
 const TARGET_P99_MS = 100;
 const PHASE_TIMEOUT_MS = 180_000;
+/** `BENCH_CREATION_CONCURRENCY`: the gate's bound for the measured phases (default: the server's). */
+const GATE_CONCURRENCY = Number(process.env.BENCH_CREATION_CONCURRENCY ?? 0);
+/** A creation-gate bound no burst reaches: every Job start sent at once. */
+const UNBOUNDED = 1_000_000;
 
 const log = (message: string): void => void process.stderr.write(`[bench:cluster] ${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -111,12 +120,12 @@ interface Rig {
   createCalls: Map<string, number>;
 }
 
-/** Submits KEYS × JOBS_PER_KEY jobs on pull requests `firstPr…` and measures until all are done. */
-async function runPhase(rig: Rig, firstPr: number) {
+/** Submits `keys` × JOBS_PER_KEY jobs on pull requests `firstPr…` and measures until all are done. */
+async function runPhase(rig: Rig, firstPr: number, keys = KEYS) {
   const { runner, fake, probe, serverCommands } = rig;
   const payloads: JobPayload[] = [];
   for (let round = 0; round < JOBS_PER_KEY; round += 1) {
-    for (let pr = firstPr; pr < firstPr + KEYS; pr += 1) payloads.push(payload(pr, round));
+    for (let pr = firstPr; pr < firstPr + keys; pr += 1) payloads.push(payload(pr, round));
   }
   const before = {
     calls: await commandCalls(probe),
@@ -146,13 +155,16 @@ async function runPhase(rig: Rig, firstPr: number) {
     creations.set(jobId, (creations.get(jobId) ?? 0) + 1);
   }
   const gaps: number[] = [];
+  const firstJobs: number[] = [];
   const serverMs: number[] = [];
   const apiMs: number[] = [];
   let stalled = 0;
   let outOfOrder = 0;
-  for (let pr = firstPr; pr < firstPr + KEYS; pr += 1) {
+  for (let pr = firstPr; pr < firstPr + keys; pr += 1) {
     const mine = payloads.filter((p) => p.comment.prNumber === pr);
     if (mine.some((p) => creations.get(p.jobId) !== 1 || !published.has(p.jobId))) stalled += 1;
+    const first = created.get(mine[0]!.jobId);
+    if (first !== undefined) firstJobs.push(first - started);
     for (let n = 1; n < mine.length; n += 1) {
       const signal = published.get(mine[n - 1]!.jobId);
       const next = created.get(mine[n]!.jobId);
@@ -175,6 +187,8 @@ async function runPhase(rig: Rig, firstPr: number) {
     outOfOrder,
     duplicateJobs: payloads.filter((p) => (creations.get(p.jobId) ?? 0) > 1).length,
     signalToNextJobMs: { ...summary(gaps), serverMs: summary(serverMs), apiMs: summary(apiMs) },
+    /** From the submits to each key's first Job: what the gate's hand-overs-first order costs idle keys. */
+    submitToFirstJobMs: summary(firstJobs),
     jobsPerSecond: Math.round(jobs / ((finished - started) / 1000)),
     durationMs: finished - started,
     /** CPU time of this process (the server's JobRunner; polling the fake adds a little), ms per job. */
@@ -252,16 +266,23 @@ async function main(): Promise<void> {
       return client.create(spec);
     },
   };
-  const runner = createClusterJobRunner({
-    config,
-    env,
-    jobs,
-    logger: silentLogger(),
-    metrics: createMetrics({ defaultMetrics: false }),
-    masker: new SecretMasker([]),
-  });
-  await runner.start();
+  const startRunner = async (gate?: CreationGateOptions) => {
+    const runner = createClusterJobRunner({
+      config,
+      env,
+      jobs,
+      logger: silentLogger(),
+      metrics: createMetrics({ defaultMetrics: false }),
+      masker: new SecretMasker([]),
+      gate,
+    });
+    await runner.start();
+    return runner;
+  };
+  const runner = await startRunner(GATE_CONCURRENCY ? { concurrency: GATE_CONCURRENCY } : undefined);
   const rig: Rig = { runner, fake: fake.child, probe, serverCommands, createCalls };
+  // Warm-up (not reported), so the first measured phase does not pay for compiling the code paths.
+  await runPhase(rig, 30_001, Math.ceil(KEYS / 5));
   log(`burst: ${KEYS} keys × ${JOBS_PER_KEY} jobs, every Job completing at once`);
   const burst = await runPhase(rig, 1);
   log(`burst: p99 ${burst.signalToNextJobMs.p99} ms, ${burst.jobsPerSecond} jobs/s`);
@@ -269,18 +290,28 @@ async function main(): Promise<void> {
   log(`spread: the same, each Job completing 0–${SPREAD_MS} ms after it starts`);
   const spread = await runPhase(rig, 10_001);
   log(`spread: p99 ${spread.signalToNextJobMs.p99} ms, ${spread.jobsPerSecond} jobs/s`);
+  await runner.shutdown(1000);
+  await ask(fake.child, { type: 'spread', maxDelayMs: 0 }, 'spread');
+  log('baseline: the burst again with every Job start sent at once (no creation gate)');
+  const ungatedRunner = await startRunner({ concurrency: UNBOUNDED });
+  const ungated = await runPhase({ ...rig, runner: ungatedRunner }, 20_001);
+  log(`baseline: p99 ${ungated.signalToNextJobMs.p99} ms, ${ungated.jobsPerSecond} jobs/s`);
   const ok = (phase: typeof burst) =>
     phase.stalledKeys === 0 && phase.outOfOrder === 0 && phase.duplicateJobs === 0;
   const result = {
     keys: KEYS,
     jobsPerKey: JOBS_PER_KEY,
-    burst: {
-      ...burst,
-      // Little's law: with every key always holding a job, a hand-over takes about keys ÷ jobs/s.
-      saturatedHandoverMs: Math.round((KEYS / burst.jobsPerSecond) * 1000),
-    },
+    burst,
     spread: { completionSpreadMs: SPREAD_MS, ...spread },
-    baseline,
+    baseline: {
+      ...baseline,
+      burstWithoutCreationGate: {
+        signalToNextJobMs: ungated.signalToNextJobMs,
+        submitToFirstJobMs: ungated.submitToFirstJobMs,
+        jobsPerSecond: ungated.jobsPerSecond,
+        serverCpuMsPerJob: ungated.serverCpuMsPerJob,
+      },
+    },
     targets: { signalToNextJobP99Ms: TARGET_P99_MS, stalledKeys: 0 },
     pass: {
       burst: ok(burst) && burst.signalToNextJobMs.p99 <= TARGET_P99_MS,
@@ -288,11 +319,11 @@ async function main(): Promise<void> {
     },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
-  await runner.shutdown(1000);
+  await ungatedRunner.shutdown(1000);
   probe.disconnect();
   await ask(fake.child, { type: 'close' }, 'close');
   await redis.stop();
-  if (!ok(burst) || !ok(spread)) process.exitCode = 1;
+  if (!ok(burst) || !ok(spread) || !ok(ungated)) process.exitCode = 1;
 }
 
 await main();

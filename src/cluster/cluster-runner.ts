@@ -12,6 +12,7 @@ import type { JobRunner } from '../jobs/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { SecretMasker } from '../secrets.js';
+import type { CreationGateOptions } from './creation-gate.js';
 import { createKubernetesJobs, type KubernetesJobs } from './k8s/client.js';
 import { withheldJobSettings } from './k8s/job-env.js';
 import { createKubernetesExecutor } from './kubernetes-executor.js';
@@ -27,6 +28,8 @@ export interface ClusterRunnerOptions {
   masker: SecretMasker;
   /** Kubernetes access (tests); default from the in-cluster service account or KUBECONFIG. */
   jobs?: KubernetesJobs;
+  /** Bound and order of Job starts (benchmarks); default `creation-gate.ts`'s. */
+  gate?: CreationGateOptions;
 }
 
 /** The cluster JobRunner plus its start-up (resume pending keys) and its connections' closing. */
@@ -82,7 +85,7 @@ export function createClusterJobRunner(options: ClusterRunnerOptions): ClusterJo
   const queue = createRedisJobQueue({
     redis: () => connect(url, 'queue', logger, masker),
     ownerId: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
-    execute: createKubernetesExecutor({ jobs, watcher, config, env, logger }),
+    execute: createKubernetesExecutor({ jobs, watcher, config, env, logger, gate: options.gate }),
     logger,
     metrics: options.metrics,
   });

@@ -1,13 +1,15 @@
 /**
  * Runs one queued job as a Kubernetes Job (seed part 3 cluster rules, CONTRACT §9–§10): looks the
  * Job up by its `reviewbot/job-id` label first (idempotent after a crash), otherwise creates it after
- * the completion watcher is subscribed, then waits for the completion signal, the Kubernetes API
- * reporting the Job failed, or `active_deadline_seconds` + 10 s from the Job's creation.
+ * the completion watcher is subscribed, both through the creation gate (`creation-gate.ts`: bounded,
+ * hand-overs first); then waits for the completion signal, the Kubernetes API reporting the Job
+ * failed, or `active_deadline_seconds` + 10 s from the Job's creation.
  */
 import type { RawConfig } from '../config/schema.js';
 import type { JobPayload } from '../jobs/types.js';
 import type { Logger } from '../logger.js';
 import type { KubernetesJobs } from './k8s/client.js';
+import { createCreationGate, type CreationGateOptions } from './creation-gate.js';
 import { buildJobSpec } from './k8s/job-spec.js';
 import type { DoneWatcher } from './redis/done-watcher.js';
 import type { ExecuteContext } from './redis/run-leased-job.js';
@@ -22,6 +24,8 @@ export interface KubernetesExecutorOptions {
   config: RawConfig;
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  /** Bound and order of Job starts (`creation-gate.ts`); defaults suit a real API server. */
+  gate?: CreationGateOptions;
   /** Clock, epoch ms (tests). */
   now?: () => number;
 }
@@ -36,6 +40,7 @@ export function createKubernetesExecutor(
 ): (payload: JobPayload, context: ExecuteContext) => Promise<void> {
   const { jobs, watcher, config, env } = options;
   const now = options.now ?? Date.now;
+  const gate = createCreationGate(options.gate);
   const budgetMs = config.kubernetes.active_deadline_seconds * 1000 + DEADLINE_MARGIN_MS;
 
   return async (payload, context) => {
@@ -46,18 +51,21 @@ export function createKubernetesExecutor(
       pr: payload.comment.prNumber,
     });
     await watcher.ready();
-    let name: string;
-    let createdAt: number;
-    const existing = context.resumed ? await jobs.findByJobId(payload.jobId) : undefined;
-    if (existing) {
-      name = existing.name;
-      createdAt = existing.createdAt.getTime();
-      log.info({ job: name }, 'resuming the wait for an existing Kubernetes Job');
-    } else {
-      createdAt = now();
-      name = (await jobs.create(buildJobSpec(payload, config, env))).name;
-      log.info({ job: name, botType: payload.botType }, 'Kubernetes Job created');
-    }
+    // Looking the Job up (resumed) and creating it go through the gate: bounded, hand-overs first.
+    const started = await gate.run(
+      context.handover ? 'handover' : 'first',
+      async () => {
+        const existing = context.resumed ? await jobs.findByJobId(payload.jobId) : undefined;
+        if (existing) return { name: existing.name, createdAt: existing.createdAt.getTime(), found: true };
+        const createdAt = now();
+        const { name } = await jobs.create(buildJobSpec(payload, config, env));
+        return { name, createdAt, found: false };
+      },
+      context.signal,
+    );
+    const { name, createdAt } = started;
+    if (started.found) log.info({ job: name }, 'resuming the wait for an existing Kubernetes Job');
+    else log.info({ job: name, botType: payload.botType }, 'Kubernetes Job created');
     const outcome = await watcher.wait(payload.jobId, {
       deadlineAt: createdAt + budgetMs,
       signal: context.signal,

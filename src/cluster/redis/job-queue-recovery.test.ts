@@ -160,10 +160,17 @@ describe('createRedisJobQueue recovery', () => {
       leaseMs: 5000,
       sweepIntervalMs: 100,
       // The cluster flow in miniature: a "Job pod" publishes completion, the server waits for it.
-      async execute(payload, { signal }) {
+      async execute(payload, { signal, handover }) {
         started.push(payload.jobId);
         const key = keyOf(payload.comment.prNumber);
-        const span: Span = { owner: 'r1', jobId: payload.jobId, key, resumed: false, start: Date.now() };
+        const span: Span = {
+          owner: 'r1',
+          jobId: payload.jobId,
+          key,
+          resumed: false,
+          handover,
+          start: Date.now(),
+        };
         spans.push(span);
         const done = watcher.wait(payload.jobId, { deadlineAt: Date.now() + 20_000, signal });
         setTimeout(

@@ -56,6 +56,11 @@ describe('createRedisJobQueue', () => {
     );
     expect(acrossKeys).toBe(true);
     expect(recorder.spans.every((span) => !span.resumed && !span.aborted)).toBe(true);
+    // The first job of each key starts an idle key; the others are hand-overs.
+    const firsts = new Set([a[0]!.jobId, b[0]!.jobId]);
+    expect(recorder.spans.map((span) => span.handover)).toEqual(
+      recorder.spans.map((span) => !firsts.has(span.jobId)),
+    );
     await expect.poll(() => queue.depth()).toBe(0);
     expect(
       await db.redis.exists(

@@ -146,6 +146,7 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): RedisJobQueu
       }
       consumer.kicked = false;
       const sentAt = Date.now();
+      const handover = done !== '';
       let result: StepResult;
       try {
         result = parseStep(await runScript(redis, STEP, keysOf(key), [ownerId, leaseMs, key, done]));
@@ -182,6 +183,7 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): RedisJobQueu
         execute: options.execute,
         text: result.text,
         resumed: result.resumed,
+        handover,
         leaseSetAt: sentAt,
         onRunning(job) {
           consumer.controller = job?.controller;

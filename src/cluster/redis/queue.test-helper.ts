@@ -19,6 +19,8 @@ export interface Span {
   /** `github:acme/widgets:<pr>:reviewer`. */
   key: string;
   resumed: boolean;
+  /** `ExecuteContext.handover`: taken in the step that settled the key's previous job. */
+  handover: boolean;
   start: number;
   /** Set when the call returned. */
   end?: number;
@@ -51,6 +53,7 @@ export function createRecorder(): Recorder {
           jobId: payload.jobId,
           key: `${payload.comment.platform}:${payload.comment.repoFullName}:${payload.comment.prNumber}:${payload.botType}`,
           resumed: context.resumed,
+          handover: context.handover,
           start: Date.now(),
         };
         spans.push(span);

@@ -18,6 +18,11 @@ export interface ExecuteContext {
   signal: AbortSignal;
   /** True when the job was found in flight, left by an owner that died or gave up. */
   resumed: boolean;
+  /**
+   * True when the step that took this job also settled the key's previous job (the key's next job,
+   * started on its predecessor's end); false for the first job of a key that was idle.
+   */
+  handover: boolean;
 }
 
 /** Runs one job to its end; see `RedisJobQueueOptions.execute` for the idempotence it owes. */
@@ -36,6 +41,8 @@ export interface RunLeasedJobOptions {
   /** The payload JSON as taken from `reviewbot:active:<key>`. */
   text: string;
   resumed: boolean;
+  /** See `ExecuteContext.handover`. */
+  handover: boolean;
   /** When the step that set the lease was sent, epoch ms. */
   leaseSetAt: number;
   /** Told the running job (its abort controller and payload) at the start, and undefined at the end. */
@@ -73,7 +80,11 @@ export async function runLeasedJob(options: RunLeasedJobOptions): Promise<boolea
     },
   });
   try {
-    await options.execute(payload, { signal: controller.signal, resumed: options.resumed });
+    await options.execute(payload, {
+      signal: controller.signal,
+      resumed: options.resumed,
+      handover: options.handover,
+    });
   } catch (error) {
     if (!controller.signal.aborted) log.error({ err: describeError(error) }, 'job queue: execute failed');
   } finally {

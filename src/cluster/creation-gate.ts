@@ -13,7 +13,7 @@
  */
 
 /** Default number of Job starts (Kubernetes API calls) in flight at once per server. */
-export const DEFAULT_CREATION_CONCURRENCY = 16;
+export const DEFAULT_CREATION_CONCURRENCY = 8;
 /** Default longest wait of a first job behind hand-overs, ms. */
 export const DEFAULT_MAX_FIRST_WAIT_MS = 2_000;
 

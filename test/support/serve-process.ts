@@ -39,12 +39,19 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `reviewbot serve` with exactly `env` (plus PATH and a free WEBHOOK_PORT); waits until it listens. */
-export async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<ServeProcess> {
+/**
+ * Starts `reviewbot serve` with exactly `env` (plus PATH and a free WEBHOOK_PORT); waits until it
+ * listens. `cli` is the executable to run (default: the built CLI).
+ */
+export async function startServe(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 20_000,
+  cli = CLI_PATH,
+): Promise<ServeProcess> {
   const port = await freePort();
   // Executed as the `reviewbot` bin is (its shebang carries the server's V8 flags), with this
   // process's Node first on PATH.
-  const child = spawn(CLI_PATH, ['serve'], {
+  const child = spawn(cli, ['serve'], {
     env: {
       PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
       WEBHOOK_HOST: '127.0.0.1',

@@ -6,10 +6,11 @@
  * Why a bound: without one, a burst (a restart resuming hundreds of keys, a storm of mentions)
  * sends every create at once; the API server then answers them all slowly, and a key whose Job just
  * ended waits behind the whole burst before its next Job exists. Why an order: a hand-over (the next
- * job of a key whose previous Job just signalled its end, seed part 3 cluster rule 3: "starts the
- * key's next job at once") goes before the first job of an idle key, so keys already running keep
- * moving; idle keys are never starved: a first job that has waited `maxFirstWaitMs` goes before
- * any hand-over. Without contention (the normal case: Jobs run for minutes) nothing waits.
+ * job of a key whose previous Job just signalled its end; seed "Cluster mode rules" 2: the server
+ * "starts the next queued job immediately") goes before the first job of an idle key, so keys
+ * already running keep moving; idle keys are never starved: a first job that has waited
+ * `maxFirstWaitMs` goes before any hand-over. Without contention (the normal case: Jobs run for
+ * minutes) nothing waits.
  */
 
 /** Default number of Job starts (Kubernetes API calls) in flight at once per server. */

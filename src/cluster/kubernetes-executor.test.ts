@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rawConfigSchema } from '../config/schema.js';
-import { silentLogger } from '../logger.js';
-import { payloadsFor } from './redis/queue.test-helper.js';
+import { captureLogger, payloadsFor } from './redis/queue.test-helper.js';
 import type { KubernetesJobs } from './k8s/client.js';
 import { createKubernetesExecutor } from './kubernetes-executor.js';
 import type { DoneWatcher } from './redis/done-watcher.js';
@@ -43,13 +42,16 @@ const doneWatcher: DoneWatcher = {
 describe('createKubernetesExecutor', () => {
   it('bounds the Job creations in flight and creates a hand-over before a waiting first job', async () => {
     const k8s = pendingJobs();
+    let clock = 1_000;
+    const { logger, lines } = captureLogger();
     const execute = createKubernetesExecutor({
       jobs: k8s.jobs,
       watcher: doneWatcher,
       config,
       env: {},
-      logger: silentLogger(),
+      logger,
       gate: { concurrency: 1 },
+      now: () => clock,
     });
     // #301's Job is being created; #302 was idle; #303's previous Job just ended (a hand-over).
     const [running] = payloadsFor(301, 1);
@@ -64,6 +66,7 @@ describe('createKubernetesExecutor', () => {
     await expect.poll(() => k8s.order.length).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(k8s.order).toEqual([running!.jobId]);
+    clock += 250;
     k8s.finish(running!.jobId);
     await expect.poll(() => k8s.order.length).toBe(2);
     expect(k8s.order[1]).toBe(handover!.jobId);
@@ -72,5 +75,16 @@ describe('createKubernetesExecutor', () => {
     k8s.finish(idleKeyJob!.jobId);
     await Promise.all(runs);
     expect(k8s.order).toEqual([running!.jobId, handover!.jobId, idleKeyJob!.jobId]);
+    // Each creation's log line says how long the start waited at the gate.
+    const waited = new Map(
+      lines.filter((line) => line.msg === 'Kubernetes Job created').map((line) => [line.jobId, line.gateMs]),
+    );
+    expect(waited).toEqual(
+      new Map([
+        [running!.jobId, 0],
+        [handover!.jobId, 250],
+        [idleKeyJob!.jobId, 250],
+      ]),
+    );
   });
 });

@@ -52,9 +52,12 @@ export function createKubernetesExecutor(
     });
     await watcher.ready();
     // Looking the Job up (resumed) and creating it go through the gate: bounded, hand-overs first.
+    const queuedAt = now();
+    let gateMs = 0;
     const started = await gate.run(
       context.handover ? 'handover' : 'first',
       async () => {
+        gateMs = now() - queuedAt;
         const existing = context.resumed ? await jobs.findByJobId(payload.jobId) : undefined;
         if (existing) return { name: existing.name, createdAt: existing.createdAt.getTime(), found: true };
         const createdAt = now();
@@ -64,8 +67,9 @@ export function createKubernetesExecutor(
       context.signal,
     );
     const { name, createdAt } = started;
-    if (started.found) log.info({ job: name }, 'resuming the wait for an existing Kubernetes Job');
-    else log.info({ job: name, botType: payload.botType }, 'Kubernetes Job created');
+    // `gateMs`: how long the start waited for the API (many starts at once, or a slow API server).
+    if (started.found) log.info({ job: name, gateMs }, 'resuming the wait for an existing Kubernetes Job');
+    else log.info({ job: name, botType: payload.botType, gateMs }, 'Kubernetes Job created');
     const outcome = await watcher.wait(payload.jobId, {
       deadlineAt: createdAt + budgetMs,
       signal: context.signal,

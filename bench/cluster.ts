@@ -26,7 +26,6 @@
  * (the server's default).
  */
 import type { ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { createClusterJobRunner, type ClusterJobRunner } from '../src/cluster/cluster-runner.js';
@@ -38,6 +37,7 @@ import type { JobPayload } from '../src/jobs/types.js';
 import { silentLogger } from '../src/logger.js';
 import { createMetrics } from '../src/metrics.js';
 import { SecretMasker } from '../src/secrets.js';
+import { payloadsFor } from '../test/support/job-payloads.js';
 import { startRedis } from '../test/support/redis-server.js';
 import {
   ask,
@@ -82,32 +82,6 @@ async function commandCalls(redis: Redis): Promise<number> {
   return total;
 }
 
-function payload(pr: number, round: number): JobPayload {
-  return {
-    version: 1,
-    jobId: randomUUID(),
-    botType: 'reviewer',
-    prompt: `review round ${round}`,
-    enqueuedAt: new Date().toISOString(),
-    comment: {
-      platform: 'github',
-      repoFullName: 'acme/widgets',
-      prNumber: pr,
-      prBranch: 'feature',
-      baseBranch: 'main',
-      headSha: 'a'.repeat(40),
-      prTitle: `Pull request ${pr}`,
-      commentId: String(pr * 10 + round),
-      commentType: 'issue_comment',
-      authorUsername: 'alice',
-      body: `@review-bot review round ${round}`,
-      cloneUrl: 'https://github.com/acme/widgets.git',
-      deliveryId: `bench-${pr}-${round}`,
-      eventType: 'comment',
-    },
-  };
-}
-
 /** What a phase drives and watches. */
 interface Rig {
   runner: ClusterJobRunner;
@@ -124,8 +98,10 @@ interface Rig {
 async function runPhase(rig: Rig, firstPr: number, keys = KEYS) {
   const { runner, fake, probe, serverCommands } = rig;
   const payloads: JobPayload[] = [];
+  const perKey = Array.from({ length: keys }, (_, n) => payloadsFor(firstPr + n, JOBS_PER_KEY));
+  // Round by round: every key's first job, then every key's second, …
   for (let round = 0; round < JOBS_PER_KEY; round += 1) {
-    for (let pr = firstPr; pr < firstPr + keys; pr += 1) payloads.push(payload(pr, round));
+    for (const jobs of perKey) payloads.push(jobs[round]!);
   }
   const before = {
     calls: await commandCalls(probe),
@@ -231,7 +207,7 @@ async function baselines(redisUrl: string, probe: Redis, config: RawConfig, env:
   const jobs = createKubernetesJobs({ namespace: config.kubernetes.namespace, env });
   const creations: number[] = [];
   for (let i = 0; i < 100; i += 1) {
-    const spec = buildJobSpec(payload(900_000 + i, 0), config, env);
+    const spec = buildJobSpec(payloadsFor(900_000 + i, 1)[0]!, config, env);
     const sent = now();
     await jobs.create(spec);
     creations.push(now() - sent);

@@ -2,8 +2,8 @@
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { randomUUID } from 'node:crypto';
 import type { JobPayload } from '../../jobs/types.js';
+export { payloadsFor } from '../../../test/support/job-payloads.js';
 import type { Logger } from '../../logger.js';
 import {
   createRedisJobQueue,
@@ -87,33 +87,6 @@ export function overlapsWithinKey(spans: Span[]): Array<[Span, Span]> {
     }
   }
   return found;
-}
-
-/** `count` reviewer payloads (fresh job ids) for pull request `pr` of acme/widgets. */
-export function payloadsFor(pr: number, count: number): JobPayload[] {
-  return Array.from({ length: count }, (_, index) => ({
-    version: 1,
-    jobId: randomUUID(),
-    botType: 'reviewer',
-    prompt: `job ${index + 1} on #${pr}`,
-    enqueuedAt: new Date().toISOString(),
-    comment: {
-      platform: 'github',
-      repoFullName: 'acme/widgets',
-      prNumber: pr,
-      prBranch: 'feature',
-      baseBranch: 'main',
-      headSha: 'abc123',
-      prTitle: 'Tune the service constants',
-      commentId: `${pr}0${index}`,
-      commentType: 'issue_comment',
-      authorUsername: 'alice',
-      body: '@rb-review please check',
-      cloneUrl: 'https://github.com/acme/widgets.git',
-      deliveryId: `delivery-${pr}-${index}`,
-      eventType: 'comment',
-    },
-  }));
 }
 
 /** The queue key of pull request `pr` (reviewer). */

@@ -58,7 +58,7 @@ describe('resolveModelChoice configuration errors', () => {
 
   it('accepts GEMINI_API_KEY for google and uses each provider default model', async () => {
     expect((await createLanguageModel({ provider: 'google' }, { GEMINI_API_KEY: KEY })).modelId).toBe(
-      'gemini-2.5-pro',
+      'gemini-3.8-flash',
     );
     for (const provider of PROVIDER_IDS.filter((id) => id !== 'openai-compatible')) {
       const env = { [PROVIDERS[provider].keyVars[0] as string]: KEY };

@@ -30,27 +30,33 @@ export interface ProviderInfo {
   defaultModel: string;
 }
 
-/** Provider table. Sources: each provider's API reference (base URLs as of 2025). */
+/**
+ * Provider table. Base URLs: each provider's API reference. Default models (checked against the
+ * deprecation lists and model catalogues the dependencies ship by `model-defaults.test.ts`; the
+ * README's provider table names each and why): the newest model of the class reviews need (strong
+ * at code, tool use, long context, mid-priced) that is current, i.e. not deprecated and listed by
+ * the provider's SDK or by the `@pydantic/genai-prices` catalogue.
+ */
 export const PROVIDERS: Record<ProviderId, ProviderInfo> = {
   anthropic: {
     keyVars: ['ANTHROPIC_API_KEY'],
     officialBaseUrl: 'https://api.anthropic.com/v1',
-    defaultModel: 'claude-sonnet-4-5',
+    defaultModel: 'claude-sonnet-5-5',
   },
   openai: {
     keyVars: ['OPENAI_API_KEY'],
     officialBaseUrl: 'https://api.openai.com/v1',
-    defaultModel: 'gpt-5',
+    defaultModel: 'gpt-6-sol',
   },
   google: {
     keyVars: ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
     officialBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
-    defaultModel: 'gemini-2.5-pro',
+    defaultModel: 'gemini-3.8-flash',
   },
   deepseek: {
     keyVars: ['DEEPSEEK_API_KEY'],
     officialBaseUrl: 'https://api.deepseek.com/v1',
-    defaultModel: 'deepseek-chat',
+    defaultModel: 'deepseek-v4-pro',
   },
   groq: {
     keyVars: ['GROQ_API_KEY'],
@@ -60,17 +66,17 @@ export const PROVIDERS: Record<ProviderId, ProviderInfo> = {
   together: {
     keyVars: ['TOGETHER_API_KEY'],
     officialBaseUrl: 'https://api.together.xyz/v1',
-    defaultModel: 'Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8',
+    defaultModel: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8',
   },
   fireworks: {
     keyVars: ['FIREWORKS_API_KEY'],
     officialBaseUrl: 'https://api.fireworks.ai/inference/v1',
-    defaultModel: 'accounts/fireworks/models/qwen3-coder-480b-a35b-instruct',
+    defaultModel: 'accounts/fireworks/models/glm-5p2',
   },
   openrouter: {
     keyVars: ['OPENROUTER_API_KEY'],
     officialBaseUrl: 'https://openrouter.ai/api/v1',
-    defaultModel: 'anthropic/claude-sonnet-4.5',
+    defaultModel: 'anthropic/claude-sonnet-5',
   },
   'openai-compatible': { keyVars: ['AGENT_API_KEY'], officialBaseUrl: '', defaultModel: '' },
 };

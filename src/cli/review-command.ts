@@ -2,6 +2,7 @@
  * `reviewbot review` (seed `cli.run_review()`): resolve the pull request, `executeReview()`, print,
  * and unless `--dry-run` post the review (or its body as a comment). Thin wiring only.
  */
+import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { loadConfig } from '../config/load-config.js';
 import { describeError, ReviewbotError } from '../errors.js';
 import { createLogger } from '../logger.js';
@@ -36,6 +37,9 @@ export async function runReviewCommand(
   try {
     const ref = parsePrRef(options.ref, options.platform);
     const { config } = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env });
+    // Said once, on stderr, before the review starts; the review still runs (CONTRACT §3).
+    const warnings = await configuredModelWarnings(config.agent);
+    for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
     const platform = await buildPlatform({
       env,
       logger,
@@ -67,6 +71,8 @@ export async function runReviewCommand(
       masker,
       onEvent: progress,
     });
+
+    outcome.result.warnings = [...warnings, ...outcome.result.warnings];
 
     let posted: PostedReview | undefined;
     if (!options.dryRun) {

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import { publishDone } from '../cluster/redis/done-signal.js';
 import { createRedisConversationStore } from '../cluster/redis/conversation-store.js';
+import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { loadConfig } from '../config/load-config.js';
 import { ConfigError, describeError, UsageError } from '../errors.js';
 import { parseJobPayload } from '../jobs/payload.js';
@@ -52,6 +53,7 @@ async function setUpAndRun(
   if (!config.store.url) throw new ConfigError(['store.url (STORE_URL): required by run-job']);
   if (!config.agent.provider)
     throw new ConfigError(['agent.provider (AGENT_PROVIDER): required in cluster mode']);
+  for (const warning of await configuredModelWarnings(config.agent)) log.warn(warning);
   const redis = new Redis(config.store.url, { maxRetriesPerRequest: 5, lazyConnect: true });
   holder.redis = redis;
   redis.on('error', (error: Error) =>

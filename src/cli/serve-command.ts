@@ -19,6 +19,7 @@ import { buildPlatforms } from '../platforms/index.js';
 import type { Platform, PlatformName } from '../platforms/types.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { createServer } from '../server/app.js';
+import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { buildRunner } from './build-runner.js';
 
 /** How long running jobs may take to finish after SIGTERM (CONTRACT §12), ms. */
@@ -123,6 +124,7 @@ export async function runServeCommand(
     config = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env }).config;
     platforms = await buildPlatforms({ env, logger });
     checkServeConfig(config, platforms);
+    for (const warning of await configuredModelWarnings(config.agent)) logger.warn(warning);
     // The Kubernetes client is large (~80 MB resident): load it only in cluster mode.
     jobRunner = config.kubernetes.image
       ? (await import('../cluster/cluster-runner.js')).createClusterJobRunner({

@@ -4,7 +4,7 @@
  */
 
 /** How an environment string becomes a YAML value. */
-export type EnvKind = 'string' | 'int' | 'number' | 'list';
+export type EnvKind = 'string' | 'int' | 'number' | 'list' | 'bool';
 
 /** One environment variable that overrides a YAML path. */
 export interface EnvBinding {
@@ -46,6 +46,16 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   bind('K8S_RESOURCE_REQUESTS_MEMORY', 'kubernetes.resources.requests.memory'),
   bind('K8S_RESOURCE_LIMITS_CPU', 'kubernetes.resources.limits.cpu'),
   bind('K8S_RESOURCE_LIMITS_MEMORY', 'kubernetes.resources.limits.memory'),
+  bind('AGENT_SANDBOX', 'agent.sandbox'),
+  bind('AGENT_SANDBOX_NETWORK', 'agent.sandbox_network', 'list'),
+  bind('REVIEW_INCREMENTAL', 'review.incremental', 'bool'),
+  bind('REVIEW_INSTRUCTIONS', 'review.instructions'),
+  bind('REVIEW_IGNORE', 'review.ignore', 'list'),
+  bind('REVIEW_MAX_COMMENTS', 'review.max_comments', 'int'),
+  bind('REVIEW_MAX_DIFF_TOKENS', 'review.max_diff_tokens', 'int'),
+  bind('REVIEW_MAX_PARTS', 'review.max_parts', 'int'),
+  bind('REVIEW_MAX_PARALLEL_RUNS', 'review.max_parallel_runs', 'int'),
+  bind('REVIEW_MAX_COST_USD', 'review.max_cost_usd', 'number'),
   bind('STORE_URL', 'store.url'),
   bind('STORE_KEY_TTL_SECONDS', 'store.key_ttl_seconds', 'int'),
 ];
@@ -58,6 +68,11 @@ export function coerceEnvValue(value: string, kind: EnvKind): unknown {
   const trimmed = value.trim();
   switch (kind) {
     case 'string':
+      return trimmed;
+    case 'bool':
+      // `true`/`false` (any case); anything else stays a string so the schema names the key.
+      if (/^true$/i.test(trimmed)) return true;
+      if (/^false$/i.test(trimmed)) return false;
       return trimmed;
     case 'list':
       return trimmed === ''

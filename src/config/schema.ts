@@ -10,7 +10,25 @@ import { PROVIDER_IDS } from '../agent/providers.js';
 /** Lifecycle events that can start a review automatically (`reviewer.triggers`). */
 export const TRIGGERS = ['pr_opened', 'pr_push', 'pr_reopened', 'pr_ready_for_review'] as const;
 
+/** Sandbox modes of `agent.sandbox` (CONTRACT §16). */
+export const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
+
+/** Default `review.max_diff_tokens`: about a third of a 200k-token context (CONTRACT §15). */
+export const DEFAULT_MAX_DIFF_TOKENS = 60_000;
+/** Default `review.max_parts` (CONTRACT §15). */
+export const DEFAULT_MAX_PARTS = 8;
+/** Default `review.max_parallel_runs` (CONTRACT §15). */
+export const DEFAULT_MAX_PARALLEL_RUNS = 2;
+
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
+/** A host name (RFC 1123 labels) or an IPv4 address, optionally with `:port`. */
+const hostName = z
+  .string()
+  .trim()
+  .regex(
+    /^(?=.{1,253}(:|$))([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*(:[0-9]{1,5})?$/,
+    'must be a host name, optionally with :port',
+  );
 const quantity = z
   .string()
   .regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/, 'must be a Kubernetes quantity');
@@ -44,6 +62,22 @@ export const rawConfigSchema = z.strictObject({
       max_turns: z.int().min(1).max(500).default(30),
       base_url: z.url().optional(),
       cli_path: nonEmpty.optional(),
+      /** §16: `auto` sandboxes tool subprocesses when bubblewrap works, else WORKER `Bash` is refused. */
+      sandbox: z.enum(SANDBOX_MODES).default('auto'),
+      /** §16: hosts a sandboxed tool may reach through the allowlisting proxy; `[]` = no network. */
+      sandbox_network: z.array(hostName).default([]),
+      /**
+       * §15: price override for the configured model, USD per million tokens of each kind; unset =
+       * the maintained price table (unknown there = `costUsd: null`).
+       */
+      pricing: z
+        .strictObject({
+          input_per_mtok: z.number().min(0),
+          output_per_mtok: z.number().min(0),
+          cache_write_per_mtok: z.number().min(0).optional(),
+          cache_read_per_mtok: z.number().min(0).optional(),
+        })
+        .optional(),
     })
     .prefault({}),
   workspace: z
@@ -68,6 +102,26 @@ export const rawConfigSchema = z.strictObject({
           limits: z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() }).prefault({}),
         })
         .prefault({}),
+    })
+    .prefault({}),
+  review: z
+    .strictObject({
+      /** §13: review only the changes since the last reviewed head when it is an ancestor. */
+      incremental: z.boolean().default(true),
+      /** §14: server-wide review instructions; a repository's own rules add to them. */
+      instructions: nonEmpty.optional(),
+      /** §14/§15: globs of files never shown to the model nor commented on. */
+      ignore: z.array(nonEmpty).default([]),
+      /** §14: inline findings per review; the rest go to the body. Unset = no limit. */
+      max_comments: z.int().min(0).optional(),
+      /** §15: estimated diff tokens one agent run may receive (default sized for a 200k-token model). */
+      max_diff_tokens: z.int().min(1000).default(DEFAULT_MAX_DIFF_TOKENS),
+      /** §15: agent runs (parts) per review at most; hunks beyond are listed as not reviewed. */
+      max_parts: z.int().min(1).max(100).default(DEFAULT_MAX_PARTS),
+      /** §15: agent runs of one review in flight at once. */
+      max_parallel_runs: z.int().min(1).max(32).default(DEFAULT_MAX_PARALLEL_RUNS),
+      /** §15: hard cap on one review's cost in USD; unset = no cap. */
+      max_cost_usd: z.number().gt(0).optional(),
     })
     .prefault({}),
   store: z

@@ -72,15 +72,31 @@ function renderNote(finding: Finding): string {
  *
  * @param summary the model's summary (may be empty).
  * @param rejected findings not postable inline, in the order to list them.
+ * @param extras sections other concerns add (see `ReviewBodyExtras`); empty ones are skipped.
  * @returns Markdown, or `''` when there is neither a summary nor a rejected finding.
  */
-export function buildReviewBody(summary: string, rejected: Finding[]): string {
+export function buildReviewBody(summary: string, rejected: Finding[], extras: ReviewBodyExtras = {}): string {
   const sections: string[] = [];
+  for (const part of extras.before ?? []) if (part.trim().length > 0) sections.push(part.trim());
   const trimmed = summary.trim();
   if (trimmed.length > 0) sections.push(trimmed);
   if (rejected.length > 0) {
     sections.push(`### ${ADDITIONAL_NOTES_HEADING}`);
     sections.push(rejected.map(renderNote).join('\n\n'));
   }
-  return sections.join('\n\n');
+  for (const part of extras.after ?? []) if (part.trim().length > 0) sections.push(part.trim());
+  const hidden = (extras.markers ?? []).join('\n');
+  return [sections.join('\n\n'), hidden].filter((p) => p.length > 0).join('\n\n');
+}
+
+/**
+ * Sections around the summary, built by the concerns that own them: notices before the summary
+ * (e.g. why a review is full, a bad `.reviewbot.yaml` key), sections after the notes (e.g.
+ * "Addressed since the last review", the receipt) and hidden markers last (§13).
+ */
+export interface ReviewBodyExtras {
+  before?: string[];
+  after?: string[];
+  /** Hidden HTML-comment markers, appended at the very end. */
+  markers?: string[];
 }

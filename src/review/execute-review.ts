@@ -186,6 +186,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
         model: run.model,
         usage,
         durationMs: 0,
+        warnings: [],
       };
     } else {
       phase('parse', 'the review is still not valid JSON; posting the raw text');
@@ -199,6 +200,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
         model: run.model,
         usage,
         durationMs: 0,
+        warnings: [],
       };
     }
     result.durationMs = Date.now() - started;

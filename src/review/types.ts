@@ -47,4 +47,42 @@ export interface ExecuteReviewResult {
   usage: TokenUsage;
   /** Wall-clock time of the whole review, ms. */
   durationMs: number;
+  /** Things the operator should know, e.g. a deprecated model with its end-of-life date (§3). */
+  warnings: string[];
+  /** What this review covered relative to the bot's last review of the pull request (§13). */
+  incremental?: IncrementalInfo;
+  /** Findings dropped because an earlier finding of the bot anchors the same code (§13). */
+  repeats?: Finding[];
+  /** Coverage, tokens and cost of this review (§15). */
+  receipt?: ReviewReceipt;
+}
+
+/** §13: how a review relates to the bot's previous review of the same pull request. */
+export interface IncrementalInfo {
+  /** Head SHA of the previous review, or null when there is none. */
+  sinceSha: string | null;
+  mode: 'full' | 'incremental' | 'unchanged';
+  /** Why a review is full although an earlier one exists (e.g. force-push), when it is. */
+  reason?: string;
+}
+
+/** §15: one file left out of a review, and why (e.g. `lock file`, `generated`, `review.ignore`). */
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+/** §15: the facts of one review's cost and coverage. */
+export interface ReviewReceipt {
+  model: string;
+  agentRuns: number;
+  turns: number;
+  toolCalls: number;
+  tokens: { input: number; cacheWrite: number; cacheRead: number; output: number };
+  /** USD; null when the model's price is unknown (never a guess). */
+  costUsd: number | null;
+  durationMs: number;
+  files: { reviewed: number; skipped: SkippedFile[]; notReviewed: string[] };
+  /** True when `review.max_cost_usd` stopped the runs. */
+  capped?: boolean;
 }

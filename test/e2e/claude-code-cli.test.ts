@@ -45,7 +45,7 @@ describe('reviewbot review with the default Claude Code runner', () => {
       WORKSPACE_BASE_DIR: fx.baseDir,
       ANTHROPIC_API_KEY: LLM_KEY,
       ANTHROPIC_BASE_URL: llm.url,
-      AGENT_MODEL: 'claude-sonnet-4-5',
+      AGENT_MODEL: 'claude-sonnet-4-6',
       HOME: fx.root,
     };
   });
@@ -66,7 +66,7 @@ describe('reviewbot review with the default Claude Code runner', () => {
     const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
     const lines = reviewLines(fx.scenario);
     expect(parsed.posted).toBe(false);
-    expect(parsed.model).toBe('claude-sonnet-4-5');
+    expect(parsed.model).toBe('claude-sonnet-4-6');
     expect(parsed.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(parsed.findings).toEqual([
       expect.objectContaining({ path: lines.right.path, line: lines.right.line, side: 'RIGHT' }),

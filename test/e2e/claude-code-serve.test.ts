@@ -40,7 +40,7 @@ describe('reviewbot serve with the default Claude Code runner', () => {
   const loop = () => fx.llm.requests.filter((r) => r.toolNames.length > 0);
 
   beforeAll(async () => {
-    fx = await createServeFixture({ AGENT_PROVIDER: undefined, AGENT_MODEL: 'claude-sonnet-4-5' });
+    fx = await createServeFixture({ AGENT_PROVIDER: undefined, AGENT_MODEL: 'claude-sonnet-4-6' });
   });
   afterAll(async () => {
     await fx?.closeAll();
@@ -70,7 +70,7 @@ describe('reviewbot serve with the default Claude Code runner', () => {
     );
     const requests = loop();
     expect(requests[0]?.toolNames.sort()).toEqual(['Glob', 'Grep', 'Read', 'mcp__reviewbot__submit_review']);
-    expect(requests[0]?.model).toBe('claude-sonnet-4-5');
+    expect(requests[0]?.model).toBe('claude-sonnet-4-6');
     expect(requestText(requests[0]!)).toContain('please review');
     expect(requests[1]?.toolResults.map((r) => r.content).join('\n')).toContain('export const v3 = 300;');
   });

@@ -103,7 +103,7 @@ describe('self review of this repository', () => {
       WORKSPACE_BASE_DIR: path.join(root, 'workspaces'),
       HOME: root,
       AGENT_PROVIDER: 'anthropic',
-      AGENT_MODEL: 'claude-sonnet-4-5',
+      AGENT_MODEL: 'claude-sonnet-5-5',
       ANTHROPIC_API_KEY: KEY,
       ANTHROPIC_BASE_URL: llm.url,
     });

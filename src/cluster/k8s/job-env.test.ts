@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { expandReferences } from '../../../test/support/fake-k8s/pod-env.js';
 import { rawConfigSchema } from '../../config/schema.js';
 import { makeComment, makePayload } from '../../jobs/records.test-helper.js';
-import { escapeEnvValue, fitPayload, withheldJobSettings } from './job-env.js';
+import { loadConfig } from '../../config/load-config.js';
+import { buildJobEnv, escapeEnvValue, fitPayload, withheldJobSettings } from './job-env.js';
 
 describe('escapeEnvValue', () => {
   const defined: Record<string, string> = { SECRET: 'leaked', HOME: '/home/node' };
@@ -63,5 +64,31 @@ describe('withheldJobSettings', () => {
     [{}, { ANTHROPIC_BASE_URL: 'https://u:p@proxy.example' }, ['ANTHROPIC_BASE_URL']],
   ])('%j %j → %j', (yaml, env, expected) => {
     expect(withheldJobSettings(rawConfigSchema.parse(yaml), env)).toEqual(expected);
+  });
+});
+
+describe('buildJobEnv: review and sandbox settings', () => {
+  it('copies the server effective review/sandbox settings so a pod reviews as the server would', () => {
+    const config = rawConfigSchema.parse({
+      review: { incremental: false, ignore: ['dist/**', '*.snap'], max_comments: 5, max_cost_usd: 0.5 },
+      agent: { provider: 'anthropic', sandbox: 'required', sandbox_network: ['registry.npmjs.org'] },
+    });
+    const env = Object.fromEntries(
+      buildJobEnv(makePayload('reviewer', 'p'), config, {}).env.map((e) => [e.name, e.value]),
+    );
+    expect(env).toMatchObject({
+      REVIEW_INCREMENTAL: 'false',
+      REVIEW_IGNORE: 'dist/**,*.snap',
+      REVIEW_MAX_COMMENTS: '5',
+      REVIEW_MAX_COST_USD: '0.5',
+      REVIEW_MAX_DIFF_TOKENS: String(config.review.max_diff_tokens),
+      AGENT_SANDBOX: 'required',
+      AGENT_SANDBOX_NETWORK: 'registry.npmjs.org',
+    });
+    expect(env).not.toHaveProperty('REVIEW_INSTRUCTIONS');
+    // What the pod loads from that env is what the server had.
+    const loaded = loadConfig({ env, systemConfigPath: '/nonexistent', cwd: '/nonexistent' }).config;
+    expect(loaded.review).toEqual(config.review);
+    expect(loaded.agent.sandbox_network).toEqual(['registry.npmjs.org']);
   });
 });

@@ -77,6 +77,15 @@ export function fitPayload(payload: JobPayload, maxBytes: number = MAX_PAYLOAD_E
   return cut(low);
 }
 
+/** A comma list for a list variable; undefined (omitted) when empty. */
+function listValue(items: readonly string[]): string | undefined {
+  return items.length > 0 ? items.join(',') : undefined;
+}
+
+function optionalNumber(value: number | undefined): string | undefined {
+  return value === undefined ? undefined : String(value);
+}
+
 /** Settings copied to Job pods, with where each comes from; `undefined` = not set (omitted). */
 function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | undefined][] {
   const pick = (...names: string[]): string | undefined => {
@@ -101,6 +110,18 @@ function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | 
     ['REVIEWER_BOT_USERNAME', config.reviewer.bot_username],
     ['WORKER_BOT_USERNAME', config.worker.bot_username],
     ['LOG_LEVEL', pick('LOG_LEVEL')],
+    // Review behaviour and budgets (§13-§15) and the tool sandbox (§16): the pod decides with
+    // the server's settings, so a cluster reviews exactly as a standalone server would.
+    ['REVIEW_INCREMENTAL', String(config.review.incremental)],
+    ['REVIEW_INSTRUCTIONS', config.review.instructions],
+    ['REVIEW_IGNORE', listValue(config.review.ignore)],
+    ['REVIEW_MAX_COMMENTS', optionalNumber(config.review.max_comments)],
+    ['REVIEW_MAX_DIFF_TOKENS', String(config.review.max_diff_tokens)],
+    ['REVIEW_MAX_PARTS', String(config.review.max_parts)],
+    ['REVIEW_MAX_PARALLEL_RUNS', String(config.review.max_parallel_runs)],
+    ['REVIEW_MAX_COST_USD', optionalNumber(config.review.max_cost_usd)],
+    ['AGENT_SANDBOX', config.agent.sandbox],
+    ['AGENT_SANDBOX_NETWORK', listValue(config.agent.sandbox_network)],
   ];
 }
 
@@ -128,7 +149,8 @@ export interface JobEnv {
  * `fitPayload`), then `STORE_URL`, `STORE_KEY_TTL_SECONDS`, `WORKSPACE_BASE_DIR=/workspace`,
  * `AGENT_PROVIDER`, `AGENT_MODEL`, `AGENT_BASE_URL`, `AGENT_MAX_TURNS`, `ANTHROPIC_BASE_URL`,
  * `OPENAI_BASE_URL`, `CODEHOST_API_URL` (or the server's `GITHUB_API_URL`), `GITLAB_URL`, the bot
- * usernames and `LOG_LEVEL`, each only when set; every value `$`-escaped (`escapeEnvValue`). A URL
+ * usernames, `LOG_LEVEL`, the `REVIEW_*` settings and `AGENT_SANDBOX`/`AGENT_SANDBOX_NETWORK`, each
+ * only when set; every value `$`-escaped (`escapeEnvValue`). A URL
  * with a password is never copied; its name is listed in `withheld`.
  */
 export function buildJobEnv(payload: JobPayload, config: RawConfig, env: NodeJS.ProcessEnv): JobEnv {

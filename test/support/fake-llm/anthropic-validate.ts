@@ -207,7 +207,14 @@ export function normalizeAnthropicRequest(body: unknown): NormalizedRequest {
       role: String(message.role),
       text: anthropicText(message.content),
     })),
-    toolNames: Array.isArray(b.tools) ? b.tools.filter(isObject).map((tool) => String(tool.name)) : [],
+    // Tools the model sees: a `defer_loading` tool stays out of its context until a tool search
+    // loads it (Anthropic "tool search"; Claude Code adds such a placeholder for newer models).
+    toolNames: Array.isArray(b.tools)
+      ? b.tools
+          .filter(isObject)
+          .filter((tool) => tool.defer_loading !== true)
+          .map((tool) => String(tool.name))
+      : [],
     toolResults,
   };
 }

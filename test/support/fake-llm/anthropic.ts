@@ -29,7 +29,7 @@ const ERROR_TYPES: Record<number, string> = {
 };
 
 /** Models listed by `GET /v1/models`; any other id is accepted on `/v1/messages` too. */
-const MODELS = ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'];
+const MODELS = ['claude-sonnet-5-5', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
 
 function id(prefix: string): string {
   return `${prefix}${randomBytes(12).toString('hex')}`;

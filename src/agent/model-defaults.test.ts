@@ -1,0 +1,109 @@
+/**
+ * The rot test (issue 18): a provider's default model must not be in any deprecation list or model
+ * catalogue the project's dependencies ship. Upgrading `@anthropic-ai/sdk` or `@pydantic/genai-prices`
+ * so that it deprecates (or stops listing) a default fails here, naming the model and its date.
+ * Also: the README's provider table names exactly the defaults of the code.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findProvider, type ModelInfo } from '@pydantic/genai-prices';
+import { describe, expect, it } from 'vitest';
+import { anthropicModelId, loadAnthropicDeprecations } from './model-deprecation.js';
+import { PROVIDER_IDS, PROVIDERS, type ProviderId } from './providers.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** True when `entry` lists `model` itself (its id, an `equals` alias or a dated `regex` variant) — not a prefix rule. */
+function listsExactly(entry: ModelInfo, model: string): boolean {
+  if (entry.id === model) return true;
+  const visit = (logic: unknown): boolean => {
+    if (typeof logic !== 'object' || logic === null) return false;
+    const l = logic as Record<string, unknown>;
+    if (typeof l.equals === 'string') return l.equals === model;
+    if (typeof l.regex === 'string') return new RegExp(l.regex).test(model);
+    for (const key of ['or', 'and'] as const) {
+      if (Array.isArray(l[key])) return (l[key] as unknown[]).some(visit);
+    }
+    return false;
+  };
+  return visit(entry.match);
+}
+
+/** The catalogue's own entry for `model` of `provider`, if it lists it exactly. */
+function catalogueEntry(provider: ProviderId, model: string): ModelInfo | undefined {
+  return findProvider({ providerId: provider })?.models.find((m) => listsExactly(m, model));
+}
+
+const withDefaults = PROVIDER_IDS.filter((id) => PROVIDERS[id].defaultModel !== '');
+
+describe('default models are current', () => {
+  it('every provider but openai-compatible has a default', () => {
+    expect(withDefaults).toEqual(PROVIDER_IDS.filter((id) => id !== 'openai-compatible'));
+  });
+
+  it.each(withDefaults)('%s: its default is not in @anthropic-ai/sdk DEPRECATED_MODELS', async (provider) => {
+    const deprecated = await loadAnthropicDeprecations();
+    expect(Object.keys(deprecated).length, 'the SDK ships its deprecation table').toBeGreaterThan(0);
+    const model = PROVIDERS[provider].defaultModel;
+    const id = anthropicModelId(provider, model);
+    if (id === undefined) return;
+    const date = deprecated[id];
+    expect(
+      date,
+      `default model ${model} of ${provider} is deprecated by @anthropic-ai/sdk and reaches end-of-life on ${date}: pick a current one`,
+    ).toBeUndefined();
+  });
+
+  it('anthropic: the default is a model the pinned @anthropic-ai/sdk knows (its Model type)', () => {
+    const require = createRequire(import.meta.url);
+    const root = path.dirname(require.resolve('@anthropic-ai/sdk'));
+    const types = readFileSync(path.join(root, 'resources/messages/messages.d.mts'), 'utf8');
+    const union = /export type Model = ([^;]+);/.exec(types)?.[1] ?? '';
+    const known = [...union.matchAll(/'([^']+)'/g)].map((m) => m[1]);
+    expect(known.length, 'the SDK declares its Model union').toBeGreaterThan(0);
+    expect(known).toContain(PROVIDERS.anthropic.defaultModel);
+  });
+
+  it.each(withDefaults.filter((p) => p !== 'anthropic'))(
+    '%s: the @pydantic/genai-prices catalogue lists its default, not deprecated',
+    (provider) => {
+      const model = PROVIDERS[provider].defaultModel;
+      const entry = catalogueEntry(provider, model);
+      expect(
+        entry,
+        `default model ${model} of ${provider} is not listed by @pydantic/genai-prices`,
+      ).toBeDefined();
+      expect(
+        entry?.deprecated === true,
+        `default model ${model} of ${provider} is marked deprecated by @pydantic/genai-prices: pick a current one`,
+      ).toBe(false);
+    },
+  );
+
+  it('anthropic: when the catalogue lists the default, it is not deprecated there', () => {
+    const entry = catalogueEntry('anthropic', PROVIDERS.anthropic.defaultModel);
+    expect(entry?.deprecated === true).toBe(false);
+  });
+});
+
+describe('README provider table', () => {
+  it('names exactly the defaults of the code', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const table = /<!-- provider-defaults:start -->\n([\s\S]*?)<!-- provider-defaults:end -->/.exec(
+      readme,
+    )?.[1];
+    expect(table, 'README.md has the provider-defaults table').toBeDefined();
+    const rows = new Map<string, string>();
+    for (const line of table!.split('\n')) {
+      const cells = line.split('|').map((c) => c.trim());
+      const provider = /^`([a-z-]+)`$/.exec(cells[1] ?? '')?.[1];
+      if (!provider) continue;
+      rows.set(provider, /^`([^`]+)`$/.exec(cells[3] ?? '')?.[1] ?? '');
+    }
+    expect(Object.fromEntries(rows)).toEqual(
+      Object.fromEntries(PROVIDER_IDS.map((id) => [id, PROVIDERS[id].defaultModel])),
+    );
+  });
+});

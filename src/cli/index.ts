@@ -5,6 +5,7 @@
  * 100 MB while leaving scavenges rare enough for webhook throughput (`npm run bench:webhook`).
  */
 import { Command, CommanderError, Option } from 'commander';
+import { REVIEWBOT_VERSION } from './version.js';
 
 // Each command's module is imported when the command runs: a server does not hold the CLI
 // review's or the Job pod's dependencies (and their memory) and the other way round.
@@ -15,25 +16,45 @@ globalThis.AI_SDK_LOG_WARNINGS = false;
 const program = new Command()
   .name('reviewbot')
   .description('Self-hosted pull-request review bot')
-  .version('0.1.0')
+  .version(REVIEWBOT_VERSION)
   .exitOverride()
   .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
 program
   .command('review')
-  .description('review one pull/merge request and print the result (posts it unless --dry-run)')
-  .argument('<ref>', 'owner/repo#N, group/subgroup/project#N (GitLab), or a pull/merge request URL')
+  .description(
+    "review one pull/merge request and print the result (posts it unless --dry-run), or with --local the current repository's changes",
+  )
+  // Optional for commander so that a missing ref gets our one-line error naming the form (§2, §17).
+  .argument('[ref]', 'owner/repo#N, group/subgroup/project#N (GitLab), or a pull/merge request URL')
   .option('--dry-run', 'print the review without posting it', false)
   .option('--prompt <text>', 'extra instructions for the reviewer')
-  .option('--json', 'print the result as one JSON object on stdout', false)
+  .option('--json', 'print the result as one JSON object on stdout (same as --format json)', false)
   .addOption(new Option('--platform <name>', 'platform of the reference').choices(['github', 'gitlab']))
   .option('--config <file>', 'YAML configuration file')
-  .action(async (ref: string, opts: Record<string, unknown>) => {
+  .option('--local', "review this git repository's committed and uncommitted changes (no platform)", false)
+  .option(
+    '--base <ref>',
+    'with --local: compare with the merge base of this ref (default: origin/HEAD, main, master)',
+  )
+  .addOption(
+    new Option('--format <format>', 'output format (sarif: with --local only)').choices([
+      'text',
+      'json',
+      'sarif',
+    ]),
+  )
+  .action(async (ref: string | undefined, opts: Record<string, unknown>) => {
     const { runReviewCommand } = await import('./review-command.js');
     process.exitCode = await runReviewCommand({
-      ref,
+      ...(ref !== undefined ? { ref } : {}),
       dryRun: opts.dryRun === true,
       json: opts.json === true,
+      local: opts.local === true,
+      ...(typeof opts.base === 'string' ? { base: opts.base } : {}),
+      ...(opts.format === 'text' || opts.format === 'json' || opts.format === 'sarif'
+        ? { format: opts.format }
+        : {}),
       ...(typeof opts.prompt === 'string' ? { prompt: opts.prompt } : {}),
       ...(opts.platform === 'github' || opts.platform === 'gitlab' ? { platform: opts.platform } : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),

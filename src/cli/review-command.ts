@@ -1,29 +1,149 @@
 /**
- * `reviewbot review` (seed `cli.run_review()`): resolve the pull request, `executeReview()`, print,
- * and unless `--dry-run` post the review (or its body as a comment). Thin wiring only.
+ * `reviewbot review` (seed `cli.run_review()`, CONTRACT §2 and §17): resolve the pull request,
+ * `executeReview()`, print, and unless `--dry-run` post the review (or its body as a comment); with
+ * `--local`, review the current repository's changes instead (`local-review.ts`). Thin wiring only.
  */
 import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { loadConfig } from '../config/load-config.js';
-import { describeError, ReviewbotError } from '../errors.js';
-import { createLogger } from '../logger.js';
-import type { PlatformName } from '../platforms/types.js';
-import { executeReview } from '../review/execute-review.js';
+import { describeError, ReviewbotError, UsageError } from '../errors.js';
+import { createLogger, type Logger } from '../logger.js';
+import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
+import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { buildPlatform } from './build-platform.js';
 import { buildRunner } from './build-runner.js';
-import { parsePrRef } from './parse-pr-ref.js';
+import { runLocalReview } from './local-review.js';
+import { parsePrRef, type PrRef } from './parse-pr-ref.js';
 import { printReview } from './print-review.js';
 import { createProgressPrinter } from './progress.js';
 
+/** Output formats of `reviewbot review --format` (`sarif` only with `--local`). */
+export type ReviewOutputFormat = 'text' | 'json' | 'sarif';
+
 /** Options of `reviewbot review`. */
 export interface ReviewCommandOptions {
-  ref: string;
+  /** The pull request reference; absent with `--local` (and a usage error without it). */
+  ref?: string;
   dryRun: boolean;
   prompt?: string;
+  /** `--json`: same as `format: 'json'`. */
   json: boolean;
   platform?: PlatformName;
   config?: string;
+  /** `--local`: review the current git repository's changes, no platform (§17). */
+  local?: boolean;
+  /** `--base REF` (with `--local`). */
+  base?: string;
+  format?: ReviewOutputFormat;
+}
+
+/** The accepted forms of `<ref>`, as said by every usage error about it (CONTRACT §2). */
+export const EXPECTED_REF_FORM =
+  'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL, or --local';
+
+/**
+ * Checks the combination of options before anything else runs (no config, no network).
+ * @returns the output format.
+ * @throws UsageError (exit 2) naming the expected form or the conflicting options.
+ */
+export function checkReviewUsage(options: ReviewCommandOptions): ReviewOutputFormat {
+  const format = options.format ?? (options.json ? 'json' : 'text');
+  if (options.json && options.format !== undefined && options.format !== 'json') {
+    throw new UsageError(`--json conflicts with --format ${options.format}`);
+  }
+  if (options.local) {
+    if (options.ref !== undefined) {
+      throw new UsageError(`--local reviews the current repository: drop the reference "${options.ref}"`);
+    }
+    if (options.platform) throw new UsageError('--local uses no platform: drop --platform');
+    return format;
+  }
+  if (options.base !== undefined) throw new UsageError('--base needs --local');
+  if (format === 'sarif') throw new UsageError('--format sarif needs --local');
+  if (options.ref === undefined || options.ref.trim() === '') {
+    throw new UsageError(`missing pull request reference: ${EXPECTED_REF_FORM}`);
+  }
+  return format;
+}
+
+/** A pull request review that ran (and was posted unless `dryRun`). */
+export interface PullRequestReview {
+  ref: PrRef;
+  pullRequest: PullRequestInfo;
+  outcome: ReviewOutcome;
+  posted?: PostedReview;
+}
+
+/** What `reviewPullRequest` needs besides the command's options. */
+export interface ReviewDeps {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  masker: SecretMasker;
+  onEvent: (event: ReviewEvent) => void;
+}
+
+/**
+ * The review flow without printing: parse the ref, load the configuration, build the platform and
+ * runner, review, and post unless `dryRun`. Used by `reviewbot review` and the GitHub Action.
+ * @throws UsageError / ConfigError (exit 2); AuthError, PlatformError, GitError, AgentError (exit 1).
+ */
+export async function reviewPullRequest(
+  options: Omit<ReviewCommandOptions, 'ref'> & { ref: string },
+  deps: ReviewDeps,
+): Promise<PullRequestReview> {
+  const { env, logger, masker, onEvent: progress } = deps;
+  const ref = parsePrRef(options.ref, options.platform);
+  const { config } = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env });
+  // Said once, on stderr, before the review starts; the review still runs (CONTRACT §3).
+  const warnings = await configuredModelWarnings(config.agent);
+  for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
+  const platform = await buildPlatform({
+    env,
+    logger,
+    ...(options.platform ? { requested: options.platform } : {}),
+    ...(ref.platform ? { fromRef: ref.platform } : {}),
+  });
+  const runner = buildRunner(config, env, masker, logger);
+  const botUsernames = [config.reviewer.bot_username, config.worker.bot_username].filter(
+    (n): n is string => n !== undefined,
+  );
+
+  progress({
+    type: 'phase',
+    phase: 'pull-request',
+    message: `resolving ${ref.repoFullName}#${ref.prNumber} on ${platform.name}`,
+  });
+  const pullRequest = await platform.getPullRequest(ref.repoFullName, ref.prNumber);
+  const outcome = await executeReview({
+    platform,
+    runner,
+    repoFullName: ref.repoFullName,
+    prNumber: ref.prNumber,
+    pullRequest,
+    ...(options.prompt ? { prompt: options.prompt } : {}),
+    baseDir: config.workspace.base_dir,
+    maxTurns: config.agent.max_turns,
+    botUsernames,
+    logger,
+    masker,
+    onEvent: progress,
+  });
+
+  outcome.result.warnings = [...warnings, ...outcome.result.warnings];
+
+  let posted: PostedReview | undefined;
+  if (!options.dryRun) {
+    progress({ type: 'phase', phase: 'filter', message: 'posting the review' });
+    posted = await postReview(
+      platform,
+      outcome,
+      { repoFullName: ref.repoFullName, prNumber: ref.prNumber },
+      logger,
+    );
+    progress({ type: 'phase', phase: 'filter', message: `posted ${posted.kind}: ${posted.posted.url}` });
+  }
+  return { ref, pullRequest, outcome, ...(posted ? { posted } : {}) };
 }
 
 /** Runs the review command; returns the exit code (0 ok, 1 runtime failure, 2 usage/config error). */
@@ -35,58 +155,23 @@ export async function runReviewCommand(
   const logger = createLogger({ destination: 'stderr', masker, level: env.LOG_LEVEL ?? 'warn' });
   const progress = createProgressPrinter(process.stderr);
   try {
-    const ref = parsePrRef(options.ref, options.platform);
-    const { config } = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env });
-    // Said once, on stderr, before the review starts; the review still runs (CONTRACT §3).
-    const warnings = await configuredModelWarnings(config.agent);
-    for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
-    const platform = await buildPlatform({
-      env,
-      logger,
-      ...(options.platform ? { requested: options.platform } : {}),
-      ...(ref.platform ? { fromRef: ref.platform } : {}),
-    });
-    const runner = buildRunner(config, env, masker, logger);
-    const botUsernames = [config.reviewer.bot_username, config.worker.bot_username].filter(
-      (n): n is string => n !== undefined,
-    );
-
-    progress({
-      type: 'phase',
-      phase: 'pull-request',
-      message: `resolving ${ref.repoFullName}#${ref.prNumber} on ${platform.name}`,
-    });
-    const pullRequest = await platform.getPullRequest(ref.repoFullName, ref.prNumber);
-    const outcome = await executeReview({
-      platform,
-      runner,
-      repoFullName: ref.repoFullName,
-      prNumber: ref.prNumber,
-      pullRequest,
-      ...(options.prompt ? { prompt: options.prompt } : {}),
-      baseDir: config.workspace.base_dir,
-      maxTurns: config.agent.max_turns,
-      botUsernames,
-      logger,
-      masker,
-      onEvent: progress,
-    });
-
-    outcome.result.warnings = [...warnings, ...outcome.result.warnings];
-
-    let posted: PostedReview | undefined;
-    if (!options.dryRun) {
-      progress({ type: 'phase', phase: 'filter', message: 'posting the review' });
-      posted = await postReview(
-        platform,
-        outcome,
-        { repoFullName: ref.repoFullName, prNumber: ref.prNumber },
-        logger,
+    const format = checkReviewUsage(options);
+    if (options.local) {
+      return await runLocalReview(
+        {
+          format,
+          ...(options.base !== undefined ? { base: options.base } : {}),
+          ...(options.prompt ? { prompt: options.prompt } : {}),
+          ...(options.config ? { config: options.config } : {}),
+        },
+        { env, logger, masker, onEvent: progress },
       );
-      progress({ type: 'phase', phase: 'filter', message: `posted ${posted.kind}: ${posted.posted.url}` });
     }
-
-    if (options.json) {
+    const { ref, pullRequest, outcome, posted } = await reviewPullRequest(
+      { ...options, ref: options.ref ?? '' },
+      { env, logger, masker, onEvent: progress },
+    );
+    if (format === 'json') {
       process.stdout.write(`${JSON.stringify({ ...outcome.result, posted: posted !== undefined })}\n`);
     } else {
       printReview(outcome.result, {

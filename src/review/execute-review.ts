@@ -43,6 +43,11 @@ export interface ExecuteReviewInput {
   resumeSessionId?: string;
   /** Workspace root (`workspace.base_dir`). */
   baseDir: string;
+  /**
+   * Review this existing directory as it is (`review --local`, §17): no clone and no workspace
+   * lock; its files are what the agent reads.
+   */
+  workspaceDir?: string;
   maxTurns: number;
   /** Configured bot usernames (their comments count as the bot's own). */
   botUsernames?: string[];
@@ -92,12 +97,18 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
   const pullRequest = pr;
   const dir = workspacePath(input.baseDir, input.repoFullName, input.prNumber);
 
-  return withWorkspaceLock(dir, async () => {
+  const inPlace = input.workspaceDir;
+  const prepare: typeof prepareWorkspace = inPlace
+    ? async () => ({ dir: inPlace, headSha: pullRequest.headSha, action: 'updated' })
+    : prepareWorkspace;
+  const locked = <T>(fn: () => Promise<T>): Promise<T> => (inPlace ? fn() : withWorkspaceLock(dir, fn));
+
+  return locked(async () => {
     phase('workspace', `cloning/updating ${pullRequest.headRepoFullName}@${pullRequest.headBranch}`);
     phase('diff', 'fetching the diff and existing comments');
     const [workspace, files, comments, ownNames] = await Promise.all([
       platform.getGitCredentials().then((credentials) =>
-        prepareWorkspace({
+        prepare({
           baseDir: input.baseDir,
           repoFullName: input.repoFullName,
           prNumber: input.prNumber,

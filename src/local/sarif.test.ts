@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { sarifErrors } from '../../test/fixtures/sarif/validate-sarif.js';
+import type { ExecuteReviewResult } from '../review/types.js';
+import { newFilePatch } from './parse-git-diff.js';
+import { newLineOfRemoved, toSarif } from './sarif.js';
+
+const result: ExecuteReviewResult = {
+  summary: 'ok',
+  findings: [
+    { path: 'a b/ü.ts', line: 4, startLine: 2, side: 'RIGHT', body: 'range', suggestion: 'x();' },
+    { path: 'a b/ü.ts', line: 3, side: 'LEFT', body: 'removed' },
+  ],
+  rejected: [{ path: 'c.ts', line: 40, side: 'RIGHT', body: 'elsewhere' }],
+  body: '',
+  sessionId: 's',
+  model: 'm',
+  usage: { inputTokens: 1, outputTokens: 2 },
+  durationMs: 3,
+  warnings: ['model x is deprecated'],
+};
+const files = [
+  {
+    path: 'a b/ü.ts',
+    status: 'modified' as const,
+    additions: 1,
+    deletions: 1,
+    patch: '@@ -1,5 +1,5 @@\n l1\n l2\n-l3\n+L3\n l4\n l5',
+  },
+];
+
+describe('toSarif', () => {
+  it('writes a log the SARIF 2.1.0 schema accepts, with percent-encoded relative URIs', () => {
+    const log = toSarif(result, { toolVersion: '1.2.3', root: '/repo dir', files });
+    expect(sarifErrors(log)).toEqual([]);
+    const run = log.runs[0]!;
+    expect(run.originalUriBaseIds).toEqual({ SRCROOT: { uri: 'file:///repo%20dir/' } });
+    expect(run.results.map((r) => [r.level, r.locations[0]!.physicalLocation])).toEqual([
+      [
+        'warning',
+        {
+          artifactLocation: { uri: 'a%20b/%C3%BC.ts', uriBaseId: 'SRCROOT' },
+          region: { startLine: 2, endLine: 4 },
+        },
+      ],
+      [
+        'warning',
+        {
+          artifactLocation: { uri: 'a%20b/%C3%BC.ts', uriBaseId: 'SRCROOT' },
+          region: { startLine: 3, endLine: 3 },
+        },
+      ],
+      [
+        'note',
+        { artifactLocation: { uri: 'c.ts', uriBaseId: 'SRCROOT' }, region: { startLine: 40, endLine: 40 } },
+      ],
+    ]);
+    expect(run.invocations[0]).toMatchObject({
+      toolExecutionNotifications: [{ message: { text: 'model x is deprecated' } }],
+    });
+  });
+
+  it('the schema check fails on what SARIF forbids (so the e2e check can fail)', () => {
+    const log = toSarif(result, { toolVersion: '1.2.3', files });
+    const bad = structuredClone(log) as unknown as {
+      runs: Array<{ results: Array<Record<string, unknown>> }>;
+    };
+    bad.runs[0]!.results[0]!.level = 'fatal';
+    expect(sarifErrors(bad)).not.toEqual([]);
+    expect(sarifErrors({ ...log, version: '2.0.0' })).not.toEqual([]);
+  });
+});
+
+describe('newLineOfRemoved', () => {
+  it.each([
+    [3, 3], // before the next kept line
+    [99, 1], // not a removed line of the patch
+  ])('old line %i -> new line %i', (oldLine, newLine) => {
+    expect(newLineOfRemoved(files[0], oldLine)).toBe(newLine);
+  });
+  it('a removal at the end of the file points at the last kept line', () => {
+    expect(newLineOfRemoved({ ...files[0]!, patch: '@@ -1,3 +1,2 @@\n a\n b\n-c' }, 3)).toBe(2);
+  });
+});
+
+describe('newFilePatch', () => {
+  it.each([
+    ['', undefined],
+    ['one\n', '@@ -0,0 +1 @@\n+one'],
+    ['a\nb', '@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file'],
+  ])('%j', (content, patch) => {
+    expect(newFilePatch(content)).toBe(patch);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * A review as SARIF 2.1.0 (OASIS "Static Analysis Results Interchange Format Version 2.1.0"), the
+ * format `github/codeql-action/upload-sarif` and other code-scanning tools read (CONTRACT §17).
+ *
+ * One `result` per finding: inline findings are `warning`s, findings off the diff ("notes not in
+ * the diff") are `note`s with the property `inDiff: false`. Locations are in the working tree's
+ * files (`physicalLocation.region.startLine`/`endLine`, 1-based); a finding on a removed line (side
+ * LEFT) points at the line of the new file where the removal happened and says so in its message.
+ * A suggestion becomes a `fix` replacing the finding's lines.
+ */
+import { parsePatch } from '../review/diff.js';
+import type { ExecuteReviewResult, Finding } from '../review/types.js';
+import type { PullRequestFile } from '../platforms/types.js';
+
+/** `tool.driver.informationUri` of every log. */
+export const TOOL_INFORMATION_URI = 'https://github.com/reviewbot/reviewbot';
+
+/** The one rule every review finding reports under. */
+export const FINDING_RULE_ID = 'reviewbot/review-finding';
+
+/** The subset of the SARIF 2.1.0 object model this module writes (property names as in the spec). */
+export interface SarifLog {
+  $schema: string;
+  version: '2.1.0';
+  runs: SarifRun[];
+}
+
+/** `run` object (§3.14). */
+export interface SarifRun {
+  tool: {
+    driver: {
+      name: string;
+      version: string;
+      semanticVersion: string;
+      informationUri: string;
+      rules: Array<Record<string, unknown>>;
+    };
+  };
+  originalUriBaseIds?: Record<string, { uri: string }>;
+  invocations: Array<Record<string, unknown>>;
+  results: SarifResult[];
+  properties: Record<string, unknown>;
+}
+
+/** `result` object (§3.27). */
+export interface SarifResult {
+  ruleId: string;
+  ruleIndex: number;
+  level: 'warning' | 'note';
+  message: { text: string };
+  locations: Array<{ physicalLocation: SarifPhysicalLocation }>;
+  fixes?: Array<Record<string, unknown>>;
+  properties: Record<string, unknown>;
+}
+
+/** `physicalLocation` object (§3.29). */
+export interface SarifPhysicalLocation {
+  artifactLocation: { uri: string; uriBaseId: string };
+  region?: { startLine: number; endLine: number };
+}
+
+/** What `toSarif` needs besides the result. */
+export interface SarifOptions {
+  toolVersion: string;
+  /** Absolute path of the repository root (`SRCROOT`); artifact URIs are relative to it. */
+  root?: string;
+  /** The reviewed files, to place findings on removed lines (LEFT) in the new file. */
+  files: PullRequestFile[];
+  /** Base ref, merge base and HEAD of the comparison, recorded in the run's properties. */
+  baseRef?: string;
+  mergeBase?: string;
+  headSha?: string;
+}
+
+/** URI of a repository-relative path: each segment percent-encoded, `/` kept. */
+function relativeUri(file: string): string {
+  return file.split('/').map(encodeURIComponent).join('/');
+}
+
+function rootUri(root: string): string {
+  const withSlash = root.endsWith('/') ? root : `${root}/`;
+  return `file://${withSlash.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * The new-file line where the removed old-file line `oldLine` of `file` was: the next line the
+ * hunk keeps or adds after it, else the last one before it, else 1.
+ */
+export function newLineOfRemoved(file: PullRequestFile | undefined, oldLine: number): number {
+  if (!file?.patch) return 1;
+  for (const hunk of parsePatch(file.patch)) {
+    const index = hunk.lines.findIndex((l) => l.kind === 'del' && l.oldLine === oldLine);
+    if (index < 0) continue;
+    const after = hunk.lines.slice(index).find((l) => l.newLine !== undefined)?.newLine;
+    const before = hunk.lines
+      .slice(0, index)
+      .reverse()
+      .find((l) => l.newLine !== undefined)?.newLine;
+    return after ?? before ?? Math.max(1, hunk.newStart);
+  }
+  return 1;
+}
+
+function toResult(f: Finding, inDiff: boolean, files: Map<string, PullRequestFile>): SarifResult {
+  const file = files.get(f.path);
+  const removed = f.side === 'LEFT';
+  const startLine = removed ? newLineOfRemoved(file, f.startLine ?? f.line) : (f.startLine ?? f.line);
+  const endLine = removed ? startLine : f.line;
+  const range = f.startLine !== undefined && f.startLine < f.line ? `${f.startLine}-${f.line}` : `${f.line}`;
+  const where = removed ? `On removed line(s) ${range} of the base version: ` : '';
+  const suggestion = f.suggestion !== undefined ? `\n\nSuggested change:\n${f.suggestion}` : '';
+  const artifactLocation = { uri: relativeUri(f.path), uriBaseId: 'SRCROOT' };
+  const result: SarifResult = {
+    ruleId: FINDING_RULE_ID,
+    ruleIndex: 0,
+    level: inDiff ? 'warning' : 'note',
+    message: { text: `${where}${f.body}${suggestion}` },
+    locations: [{ physicalLocation: { artifactLocation, region: { startLine, endLine } } }],
+    properties: {
+      side: f.side,
+      line: f.line,
+      ...(f.startLine !== undefined ? { startLine: f.startLine } : {}),
+      inDiff,
+    },
+  };
+  if (f.suggestion !== undefined && !removed && file?.status !== 'removed') {
+    result.fixes = [
+      {
+        description: { text: 'Suggested change' },
+        artifactChanges: [
+          {
+            artifactLocation,
+            replacements: [
+              { deletedRegion: { startLine, endLine }, insertedContent: { text: f.suggestion } },
+            ],
+          },
+        ],
+      },
+    ];
+  }
+  return result;
+}
+
+/** Builds the SARIF log of one review: one run, one result per finding (kept and not in diff). */
+export function toSarif(result: ExecuteReviewResult, options: SarifOptions): SarifLog {
+  const files = new Map(options.files.map((f) => [f.path, f]));
+  const results = [
+    ...result.findings.map((f) => toResult(f, true, files)),
+    ...result.rejected.map((f) => toResult(f, false, files)),
+  ];
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'reviewbot',
+            version: options.toolVersion,
+            semanticVersion: options.toolVersion,
+            informationUri: TOOL_INFORMATION_URI,
+            rules: [
+              {
+                id: FINDING_RULE_ID,
+                name: 'ReviewFinding',
+                shortDescription: { text: 'A point raised by the AI code review' },
+                fullDescription: {
+                  text: 'A comment of the reviewbot reviewer on a changed line: a bug, a risk or an improvement to consider.',
+                },
+                helpUri: TOOL_INFORMATION_URI,
+                defaultConfiguration: { level: 'warning' },
+              },
+            ],
+          },
+        },
+        ...(options.root ? { originalUriBaseIds: { SRCROOT: { uri: rootUri(options.root) } } } : {}),
+        invocations: [
+          {
+            executionSuccessful: true,
+            ...(result.warnings.length > 0
+              ? {
+                  toolExecutionNotifications: result.warnings.map((text) => ({
+                    level: 'warning',
+                    message: { text },
+                  })),
+                }
+              : {}),
+          },
+        ],
+        results,
+        properties: {
+          summary: result.summary,
+          model: result.model,
+          usage: result.usage,
+          durationMs: result.durationMs,
+          ...(options.baseRef ? { baseRef: options.baseRef } : {}),
+          ...(options.mergeBase ? { mergeBase: options.mergeBase } : {}),
+          ...(options.headSha ? { headSha: options.headSha } : {}),
+          ...(result.receipt ? { receipt: result.receipt } : {}),
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The reviewbot GitHub Action (CONTRACT §17, `action.yml`): reviews the workflow's pull request with
+ * the workflow's `GITHUB_TOKEN` and posts one review, like `reviewbot review owner/repo#N`.
+ *
+ * Reads the runner's environment (GitHub's "Variables" reference): `GITHUB_EVENT_NAME`,
+ * `GITHUB_EVENT_PATH`, `GITHUB_REPOSITORY`, `GITHUB_API_URL`, `GITHUB_TOKEN`, `RUNNER_TEMP`,
+ * `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, and the inputs as `INPUT_<NAME>` (`provider`, `model`,
+ * `key`, `prompt`, `config_file`, `dry_run`). Wiring only: the review is `reviewPullRequest`.
+ */
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isProviderId, PROVIDERS } from '../agent/providers.js';
+import { formatReview } from '../cli/print-review.js';
+import { createProgressPrinter } from '../cli/progress.js';
+import { reviewPullRequest } from '../cli/review-command.js';
+import { describeError, ReviewbotError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { parseActionEvent } from '../platforms/github/action-event.js';
+import { SecretMasker, secretValues } from '../secrets.js';
+import { commandMessage, reviewOutputs, writeOutputs, writeSummary } from './outputs.js';
+
+/** README section a fork's failure points to. */
+export const FORK_HELP =
+  'see "Fork pull requests" in the reviewbot README: let a maintainer start the review with a comment (an issue_comment workflow); never use pull_request_target with a checkout of the head';
+
+/** A problem of the Action's set-up, reported as one `::error::` line (exit 2). */
+class SetupError extends ReviewbotError {
+  constructor(message: string) {
+    super(message, { exitCode: 2 });
+  }
+}
+
+function input(env: NodeJS.ProcessEnv, name: string): string {
+  return (env[`INPUT_${name.toUpperCase()}`] ?? '').trim();
+}
+
+/**
+ * The environment the review runs with: the runner's, plus the configuration the inputs and the
+ * workflow's token stand for (CONTRACT §3 names).
+ * @throws SetupError naming the missing variable or input.
+ */
+export function reviewEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const token = env.GITHUB_TOKEN ?? '';
+  if (!token) throw new SetupError('GITHUB_TOKEN is empty: pass github_token (default: github.token)');
+  const out: NodeJS.ProcessEnv = {
+    ...env,
+    CODEHOST_TOKEN: token,
+    CODEHOST_API_URL: env.GITHUB_API_URL || 'https://api.github.com',
+    WORKSPACE_BASE_DIR: env.WORKSPACE_BASE_DIR || path.join(env.RUNNER_TEMP || tmpdir(), 'reviewbot'),
+  };
+  const provider = input(env, 'provider');
+  const model = input(env, 'model');
+  const key = input(env, 'key');
+  if (provider) out.AGENT_PROVIDER = provider;
+  if (model) out.AGENT_MODEL = model;
+  const chosen = out.AGENT_PROVIDER ?? '';
+  if (!key && isProviderId(chosen) && PROVIDERS[chosen].keyVars.every((name) => !env[name])) {
+    throw new SetupError(
+      'the key input is empty: pass the provider API key from a secret (workflows of fork pull requests get no secrets)',
+    );
+  }
+  if (key) {
+    if (!isProviderId(chosen)) {
+      throw new SetupError(
+        `the key input needs a provider input (one of ${Object.keys(PROVIDERS).join(', ')})`,
+      );
+    }
+    out[PROVIDERS[chosen].keyVars[0]!] = key;
+  }
+  return out;
+}
+
+/** Reads and parses `GITHUB_EVENT_PATH`. @throws SetupError when it is missing or not JSON. */
+function readEvent(env: NodeJS.ProcessEnv): unknown {
+  const file = env.GITHUB_EVENT_PATH;
+  if (!file)
+    throw new SetupError('GITHUB_EVENT_PATH is not set: run reviewbot as a step of a GitHub Actions job');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch (error) {
+    throw new SetupError(`cannot read the event at GITHUB_EVENT_PATH: ${describeError(error)}`);
+  }
+}
+
+/**
+ * Runs the Action; returns the process exit code (0 reviewed or skipped, 1 the review failed or the
+ * pull request comes from a fork, 2 a set-up problem). Writes `::error::`/`::notice::` commands and
+ * the review text to `stdout`, progress to stderr.
+ */
+export async function runAction(
+  env: NodeJS.ProcessEnv = process.env,
+  stdout: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
+  const masker = new SecretMasker([...secretValues(env), input(env, 'key')]);
+  const say = (kind: 'error' | 'notice' | 'warning', text: string): void => {
+    stdout.write(`::${kind} title=reviewbot::${commandMessage(masker.mask(text))}\n`);
+  };
+  try {
+    const event = parseActionEvent(env.GITHUB_EVENT_NAME ?? '', readEvent(env));
+    if (event.kind === 'ignored') {
+      say('notice', `nothing to review: ${event.reason}`);
+      return 0;
+    }
+    if (env.GITHUB_REPOSITORY && event.repoFullName.toLowerCase() !== env.GITHUB_REPOSITORY.toLowerCase()) {
+      throw new SetupError(
+        `the event is about ${event.repoFullName}, not GITHUB_REPOSITORY ${env.GITHUB_REPOSITORY}`,
+      );
+    }
+    if (event.kind === 'pull_request' && event.isFork) {
+      say(
+        'error',
+        `pull request #${event.prNumber} comes from the fork ${event.headRepoFullName ?? '(deleted)'}: GitHub gives pull_request workflows of forks no secrets and a read-only GITHUB_TOKEN, so reviewbot can neither call the model nor post a review; ${FORK_HELP}`,
+      );
+      return 1;
+    }
+    if (event.kind === 'comment' && !event.trusted) {
+      say(
+        'notice',
+        `comment by ${event.authorLogin} ignored: only owners, members and collaborators start a review`,
+      );
+      return 0;
+    }
+    const runEnv = reviewEnv(env);
+    const logger = createLogger({ destination: 'stderr', masker, level: env.LOG_LEVEL ?? 'warn' });
+    const dryRun = /^true$/i.test(input(env, 'dry_run'));
+    const prompt = input(env, 'prompt');
+    const configFile = input(env, 'config_file');
+    const review = await reviewPullRequest(
+      {
+        ref: `${event.repoFullName}#${event.prNumber}`,
+        platform: 'github',
+        dryRun,
+        json: false,
+        ...(prompt ? { prompt } : {}),
+        ...(configFile ? { config: configFile } : {}),
+      },
+      { env: runEnv, logger, masker, onEvent: createProgressPrinter(process.stderr) },
+    );
+    const { result } = review.outcome;
+    stdout.write(
+      formatReview(result, {
+        color: false,
+        title: `${event.repoFullName}#${event.prNumber} "${review.pullRequest.title}"`,
+        postedLine: review.posted
+          ? `Posted as a ${review.posted.kind}: ${review.posted.posted.url}`
+          : 'Not posted (dry_run).',
+      }),
+    );
+    for (const warning of result.warnings) say('warning', warning);
+    writeOutputs(env.GITHUB_OUTPUT, reviewOutputs(result, review.posted));
+    writeSummary(env.GITHUB_STEP_SUMMARY, `## reviewbot\n\n${result.body}`);
+    return 0;
+  } catch (error) {
+    say('error', describeError(error));
+    return error instanceof ReviewbotError ? error.exitCode : 1;
+  }
+}

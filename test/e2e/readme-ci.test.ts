@@ -1,0 +1,61 @@
+/**
+ * The copy-paste CI files of the README ("Use in CI", "Review before you push"): every GitHub
+ * workflow is valid by SchemaStore's workflow schema and asks for the permissions the Action
+ * documents, none uses `pull_request_target`, and the GitLab include is valid YAML naming the template.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+/** The README's fenced YAML blocks whose first line is `# <file name>...`. */
+function yamlBlocks(prefix: string): Array<{ name: string; text: string }> {
+  const blocks: Array<{ name: string; text: string }> = [];
+  for (const match of readme.matchAll(/```yaml\n(# (\S+)[^\n]*\n[\s\S]*?)```/g)) {
+    if (match[2]!.startsWith(prefix)) blocks.push({ name: match[2]!, text: match[1]! });
+  }
+  return blocks;
+}
+
+const workflows = yamlBlocks('.github/workflows/');
+const schema = JSON.parse(
+  readFileSync(path.join(ROOT, 'test', 'fixtures', 'github-action', 'github-workflow.schema.json'), 'utf8'),
+) as object;
+const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+
+describe('README CI files', () => {
+  it('shows the Action, the fork-safe comment workflow and the SARIF upload', () => {
+    expect(workflows.map((w) => w.name)).toEqual([
+      '.github/workflows/reviewbot-sarif.yml',
+      '.github/workflows/reviewbot.yml',
+      '.github/workflows/reviewbot-comment.yml',
+    ]);
+  });
+
+  it.each(workflows)('$name is a valid workflow with the documented permissions', ({ text }) => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a workflow as parsed YAML
+    const workflow = parse(text) as Record<string, any>;
+    expect(validate(workflow) ? [] : validate.errors).toEqual([]);
+    expect(workflow.permissions.contents).toBe('read');
+    expect(text).not.toContain('pull_request_target');
+    const uses = JSON.stringify(workflow.jobs);
+    if (uses.includes('reviewbot/reviewbot@')) expect(workflow.permissions['pull-requests']).toBe('write');
+  });
+
+  it('the workflow schema check can fail', () => {
+    expect(validate({ on: 'push', jobs: { a: { 'runs-on': 'x', steps: [{ uses: 1 }] } } })).toBe(false);
+  });
+
+  it('the GitLab include names the template that exists', () => {
+    const [gitlab] = yamlBlocks('.gitlab-ci.yml');
+    const config = parse(gitlab!.text) as { include: Array<{ remote: string }> };
+    const file = new URL(config.include[0]!.remote).pathname.split('/main/')[1]!;
+    expect(file).toBe('ci/gitlab/reviewbot.gitlab-ci.yml');
+    expect(existsSync(path.join(ROOT, file))).toBe(true);
+  });
+});

@@ -104,7 +104,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
   const locked = <T>(fn: () => Promise<T>): Promise<T> => (inPlace ? fn() : withWorkspaceLock(dir, fn));
 
   return locked(async () => {
-    phase('workspace', `cloning/updating ${pullRequest.headRepoFullName}@${pullRequest.headBranch}`);
+    if (!inPlace)
+      phase('workspace', `cloning/updating ${pullRequest.headRepoFullName}@${pullRequest.headBranch}`);
     phase('diff', 'fetching the diff and existing comments');
     const [workspace, files, comments, ownNames] = await Promise.all([
       platform.getGitCredentials().then((credentials) =>
@@ -124,7 +125,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       platform.listComments(input.repoFullName, input.prNumber),
       platform.getBotUsernames(),
     ]);
-    phase('workspace', `${workspace.action} ${workspace.dir} at ${workspace.headSha.slice(0, 12)}`);
+    const how = inPlace ? 'reviewing in place' : workspace.action;
+    phase('workspace', `${how} ${workspace.dir} at ${workspace.headSha.slice(0, 12)}`);
     if (workspace.headSha !== pullRequest.headSha) {
       logger.warn(
         { workspaceSha: workspace.headSha, apiSha: pullRequest.headSha },

@@ -183,6 +183,35 @@ describe('the Action entry point', () => {
     expect(fx.github.writeRequests().length).toBe(before.writes);
   });
 
+  it('reviews on a comment by a member (issue_comment) and posts what is new', async () => {
+    llm.setScript(reviewScript(fx.scenario));
+    const payload = githubExample('issue_comment', 'created');
+    payload.issue.number = 7;
+    payload.issue.pull_request = { url: `${fx.github.url}/repos/acme/widgets/pulls/7` };
+    payload.repository.full_name = 'acme/widgets';
+    payload.comment.author_association = 'MEMBER';
+    payload.comment.body = '/review';
+    const runEnv = env('issue_comment', payload, { INPUT_DRY_RUN: 'false', INPUT_PROMPT: 'look again' });
+    const posts = fx.github.reviews.length + fx.github.issueComments.length;
+    const result = await runAction(runEnv);
+    expect(result.stdout).not.toMatch(/::error/);
+    expect(result.code).toBe(0);
+    // The three inline findings were posted by the first review: only the body is new, as a comment.
+    expect(fx.github.reviews.length + fx.github.issueComments.length).toBe(posts + 1);
+    expect(readOutputs(runEnv.GITHUB_OUTPUT!)).toMatchObject({
+      findings: '0',
+      rejected: '1',
+      posted: 'true',
+    });
+    expect(
+      llm.requests
+        .at(-3)!
+        .messages.map((m) => m.text)
+        .join('\n'),
+    ).toContain('look again');
+    expect(fx.github.violations).toEqual([]);
+  });
+
   it('ignores a comment by someone without write access, and says so', async () => {
     const payload = githubExample('issue_comment', 'created');
     payload.issue.number = 7;

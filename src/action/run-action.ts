@@ -68,6 +68,8 @@ export function reviewEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     }
     out[PROVIDERS[chosen].keyVars[0]!] = key;
   }
+  // The key lives on under the provider's name only (child processes scrub those names).
+  delete out.INPUT_KEY;
   return out;
 }
 

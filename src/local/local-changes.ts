@@ -123,14 +123,19 @@ export async function collectLocalChanges(options: CollectOptions): Promise<Loca
   const baseSha = await commitOf(git, baseRef);
   if (!baseSha) {
     throw new UsageError(
-      `invalid --base "${baseRef}": it names no commit in this repository (e.g. origin/main)`,
+      options.base === undefined
+        ? `the default base "${baseRef}" names no commit here (fetch it, or pass --base REF)`
+        : `invalid --base "${baseRef}": it names no commit in this repository (e.g. origin/main)`,
     );
   }
   let mergeBase: string;
   try {
     mergeBase = (await git(['merge-base', baseSha, headSha])).trim();
   } catch (error) {
-    if (error instanceof GitError) throw new UsageError(`--base "${baseRef}" and HEAD share no history`);
+    if (error instanceof GitError)
+      throw new UsageError(
+        `"${baseRef}" and HEAD share no history here (a shallow clone? fetch more, e.g. git fetch --unshallow)`,
+      );
     throw error;
   }
   let branch = 'HEAD';

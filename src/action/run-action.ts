@@ -7,6 +7,7 @@
  * `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, and the inputs as `INPUT_<NAME>` (`provider`, `model`,
  * `key`, `prompt`, `config_file`, `dry_run`). Wiring only: the review is `reviewPullRequest`.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -140,6 +141,10 @@ export async function runAction(
       { env: runEnv, logger, masker, onEvent: createProgressPrinter(process.stderr) },
     );
     const { result } = review.outcome;
+    // The review is model output steered by pull request text: no line of it may act as a workflow
+    // command (`::stop-commands::`, GitHub's "Stopping and starting workflow commands").
+    const resume = randomBytes(16).toString('hex');
+    stdout.write(`::stop-commands::${resume}\n`);
     stdout.write(
       formatReview(result, {
         color: false,
@@ -149,6 +154,7 @@ export async function runAction(
           : 'Not posted (dry_run).',
       }),
     );
+    stdout.write(`::${resume}::\n`);
     for (const warning of result.warnings) say('warning', warning);
     writeOutputs(env.GITHUB_OUTPUT, reviewOutputs(result, review.posted));
     writeSummary(env.GITHUB_STEP_SUMMARY, `## reviewbot\n\n${result.body}`);

@@ -154,6 +154,11 @@ describe('the Action entry point', () => {
     expect(fx.github.reviews[0]!.body).toContain('The constants change looks deliberate');
     expect(fx.github.violations).toEqual([]);
     expect(result.stdout).toContain('Review of acme/widgets#7 "Tune the service constants"');
+    // The review text (model output) is printed with workflow commands stopped, then resumed.
+    const stop = /^::stop-commands::([0-9a-f]{32})$/m.exec(result.stdout);
+    expect(stop).not.toBeNull();
+    const review = result.stdout.slice(stop!.index, result.stdout.indexOf(`::${stop![1]}::`));
+    expect(review).toContain('The constants change looks deliberate');
     expect(readOutputs(runEnv.GITHUB_OUTPUT!)).toMatchObject({
       findings: '3',
       rejected: '1',

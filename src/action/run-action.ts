@@ -96,7 +96,16 @@ export async function runAction(
   stdout: NodeJS.WritableStream = process.stdout,
 ): Promise<number> {
   const masker = new SecretMasker([...secretValues(env), input(env, 'key')]);
+  // While the review runs, its output (progress, then the review text) is model output steered by
+  // pull request text: no line of it may act as a workflow command, so commands are stopped
+  // (GitHub's "Stopping and starting workflow commands") and resumed with a random token.
+  let resumeToken: string | undefined;
+  const resumeCommands = (): void => {
+    if (resumeToken) stdout.write(`::${resumeToken}::\n`);
+    resumeToken = undefined;
+  };
   const say = (kind: 'error' | 'notice' | 'warning', text: string): void => {
+    resumeCommands();
     stdout.write(`::${kind} title=reviewbot::${commandMessage(masker.mask(text))}\n`);
   };
   try {
@@ -129,6 +138,8 @@ export async function runAction(
     const dryRun = /^true$/i.test(input(env, 'dry_run'));
     const prompt = input(env, 'prompt');
     const configFile = input(env, 'config_file');
+    resumeToken = randomBytes(16).toString('hex');
+    stdout.write(`::stop-commands::${resumeToken}\n`);
     const review = await reviewPullRequest(
       {
         ref: `${event.repoFullName}#${event.prNumber}`,
@@ -141,10 +152,6 @@ export async function runAction(
       { env: runEnv, logger, masker, onEvent: createProgressPrinter(process.stderr) },
     );
     const { result } = review.outcome;
-    // The review is model output steered by pull request text: no line of it may act as a workflow
-    // command (`::stop-commands::`, GitHub's "Stopping and starting workflow commands").
-    const resume = randomBytes(16).toString('hex');
-    stdout.write(`::stop-commands::${resume}\n`);
     stdout.write(
       formatReview(result, {
         color: false,
@@ -154,7 +161,7 @@ export async function runAction(
           : 'Not posted (dry_run).',
       }),
     );
-    stdout.write(`::${resume}::\n`);
+    resumeCommands();
     for (const warning of result.warnings) say('warning', warning);
     writeOutputs(env.GITHUB_OUTPUT, reviewOutputs(result, review.posted));
     writeSummary(env.GITHUB_STEP_SUMMARY, `## reviewbot\n\n${result.body}`);

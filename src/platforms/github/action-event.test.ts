@@ -57,6 +57,7 @@ describe('parseActionEvent', () => {
     ['issue_comment', comment('OWNER', false), /#9 is an issue, not a pull request/],
     ['pull_request_target', pullRequest('mallory/widgets'), /pull_request_target event is not handled/],
     ['push', githubExample('push'), /push event is not handled/],
+    ['pull_request', { ...pullRequest('acme/widgets'), action: 'closed' }, /#9 was closed/],
     ['pull_request', { pull_request: { number: 'x' } }, /lacks pull_request.number/],
   ])('%s: ignored with a reason', (event, payload, reason) => {
     const parsed = parseActionEvent(event, payload);

@@ -35,6 +35,7 @@ export type ActionEvent =
 const RepoRef = z.object({ full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/) });
 
 const PullRequestEvent = z.object({
+  action: z.string().nullish(),
   pull_request: z.object({
     number: z.int().positive(),
     head: z.object({ repo: RepoRef.nullish() }),
@@ -68,7 +69,8 @@ export function parseActionEvent(eventName: string, payload: unknown): ActionEve
     if (!parsed.success) {
       return { kind: 'ignored', reason: `the ${eventName} event lacks ${describeIssues(parsed.error)}` };
     }
-    const { pull_request: pr, repository } = parsed.data;
+    const { pull_request: pr, repository, action } = parsed.data;
+    if (action === 'closed') return { kind: 'ignored', reason: `pull request #${pr.number} was closed` };
     const head = pr.head.repo?.full_name ?? null;
     return {
       kind: 'pull_request',

@@ -8,6 +8,7 @@ import { describeError, ReviewbotError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import type { PlatformName } from '../platforms/types.js';
 import { executeReview } from '../review/execute-review.js';
+import { reviewLimitsOf } from '../review/limits.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { buildPlatform } from './build-platform.js';
@@ -38,7 +39,10 @@ export async function runReviewCommand(
     const ref = parsePrRef(options.ref, options.platform);
     const { config } = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env });
     // Said once, on stderr, before the review starts; the review still runs (CONTRACT §3).
-    const warnings = await configuredModelWarnings(config.agent);
+    const [warnings, limits] = await Promise.all([
+      configuredModelWarnings(config.agent),
+      reviewLimitsOf(config),
+    ]);
     for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
     const platform = await buildPlatform({
       env,
@@ -70,6 +74,7 @@ export async function runReviewCommand(
       logger,
       masker,
       onEvent: progress,
+      limits,
     });
 
     outcome.result.warnings = [...warnings, ...outcome.result.warnings];

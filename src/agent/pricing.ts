@@ -101,8 +101,9 @@ function catalogueProvider(provider: string): string | undefined {
 
 /**
  * The catalogue's prices for `model` of `provider` (our provider ids; the Claude Code runner is
- * `anthropic`), read in a child process. Resolves `null` when the catalogue does not know the
- * model, lists no input/output price for it, or cannot be read (package missing in a slim image).
+ * `anthropic`), read in a child process. Resolves `null` when the catalogue does not list the model
+ * itself (a prefix rule matching it is not enough), lists no input/output price for it, or cannot
+ * be read (package missing in a slim image).
  */
 export async function loadCatalogueRates(provider: string, model: string): Promise<ModelRates | null> {
   const providerId = catalogueProvider(provider);
@@ -113,10 +114,17 @@ export async function loadCatalogueRates(provider: string, model: string): Promi
   } catch {
     return null;
   }
+  // Only the model's own entry counts (its id, an `equals` alias or a `regex` variant), never a
+  // prefix rule that would bill a newer model at an older one's price (README, "Cost").
   const source = `
     const [pkg, provider, model] = process.argv.slice(1);
     const result = require(pkg).calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { providerId: provider });
-    process.stdout.write(JSON.stringify(result === null ? null : result.model_price));
+    const exact = (l) => typeof l === 'object' && l !== null && (
+      typeof l.equals === 'string' ? l.equals === model
+      : typeof l.regex === 'string' ? new RegExp(l.regex).test(model)
+      : [l.or, l.and].some((list) => Array.isArray(list) && list.some(exact)));
+    const own = result !== null && (result.model.id === model || exact(result.model.match));
+    process.stdout.write(JSON.stringify(own ? result.model_price : null));
   `;
   try {
     const { stdout } = await execFileAsync(process.execPath, ['-e', source, pkg, providerId, model], {

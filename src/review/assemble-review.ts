@@ -88,7 +88,12 @@ export function assembleReview(input: AssembleInput): {
     notReviewed,
     capped: meter.capped,
   });
-  const summary = outcome.summary || outcome.unparsed.join('\n\n');
+  const summary =
+    outcome.results.length === 0
+      ? triage.skipped.length > 0
+        ? `Nothing to review: all ${triage.skipped.length} changed files were skipped (see the receipt).`
+        : 'Nothing to review: the pull request changes no files.'
+      : outcome.summary || outcome.unparsed.join('\n\n');
   const before = meter.capped && input.maxCostUsd !== undefined ? [cappedNotice(input.maxCostUsd)] : [];
   const result: ExecuteReviewResult = {
     summary,

@@ -17,7 +17,7 @@ import { DiffIndex } from './diff-index.js';
 import { toFileDiffs } from './diff.js';
 import { DEFAULT_LIMITS, type ReviewLimits } from './limits.js';
 import { conversationAfter, createPartSession } from './part-session.js';
-import { planParts } from './parts.js';
+import { planParts, type DiffPart } from './parts.js';
 import { buildReviewSystemPrompt } from './prompt.js';
 import { runParts } from './run-parts.js';
 import { triageFiles } from './triage.js';
@@ -71,6 +71,11 @@ export interface ReviewOutcome {
   messages: ConversationMessage[];
   /** The platform's rendering of each kept finding's inline body, same order as `result.findings`. */
   inlineBodies: string[];
+}
+
+/** `parts`, or one empty part when there is none (the agent still answers the requester). */
+function withOnePart(parts: DiffPart[]): DiffPart[] {
+  return parts.length > 0 ? parts : [{ files: [], tokens: 0 }];
 }
 
 /**
@@ -167,7 +172,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     });
     const parts = await runParts({
       context: session.context,
-      parts: plan.parts.length > 0 ? plan.parts : [{ files: [], tokens: 0 }],
+      // Nothing left to show: no agent run, unless the requester asked something.
+      parts: plan.parts.length > 0 || input.prompt?.trim() ? withOnePart(plan.parts) : [],
       pr: pullRequest,
       existingComments: comments,
       userPrompt: input.prompt ?? '',

@@ -55,7 +55,7 @@ const CONFIG: FileKind = 3;
 const TEST_PATH = /(?:^|\/)(?:__tests__|tests?|specs?)\/|[._-](?:test|spec)s?\.[^/]+$|(?:^|\/)test_[^/]+$/i;
 const DOCS_PATH = /(?:^|\/)docs?\/|\.(?:md|mdx|rst|adoc|txt)$/i;
 const CONFIG_PATH =
-  /\.(?:json|ya?ml|toml|ini|cfg|conf|xml|properties|env|lock)$|(?:^|\/)(?:\.[^/]+|Dockerfile|Makefile|[^/]*rc)$/i;
+  /\.(?:json|ya?ml|toml|ini|cfg|conf|xml|properties|env|lock)$|(?:^|\/)(?:\.[^/]+|Dockerfile|Makefile)$/i;
 
 /** Source (0), test (1), docs (2) or config (3), by path. */
 export function kindOf(path: string): FileKind {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeLlm, type RecordedLlmRequest } from '../support/fake-llm/index.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/index.js';
+import { commitToBranch } from '../support/git-fixtures.js';
 import { createLargePr, HEAD_ATTRIBUTES_LINE, type LargePr } from '../support/large-pr.js';
 import { runCli } from '../support/run-cli.js';
 
@@ -217,5 +218,40 @@ describe('reviewbot review of a 3,000-file pull request', () => {
     ];
     expect(posted.some((body) => body.includes('Stopped at the cost cap'))).toBe(true);
     expect(github.violations).toEqual([]);
+  }, 240_000);
+
+  it('runs no agent when every changed file is skipped, and says so', async () => {
+    commitToBranch(pr.bareRepoPath, {
+      branch: 'bump-lock',
+      from: 'main',
+      message: 'bump the lock file',
+      changes: {
+        write: { 'yarn.lock': 'skip_yarn 1\n', 'assets/logo.png': Buffer.from([0x89, 0, 1, 2, 0, 3]) },
+      },
+    });
+    await github.addPullRequest({
+      owner: 'acme',
+      repo: 'monorepo',
+      number: 8,
+      bareRepoPath: pr.bareRepoPath,
+      base: 'main',
+      head: 'bump-lock',
+      title: 'Bump the lock file',
+    });
+    llm.requests.length = 0;
+    const result = await runCli(['review', 'acme/monorepo#8', '--json', '--dry-run'], env, 120_000);
+    expect(result.code).toBe(0);
+    const out = JSON.parse(result.stdout) as { summary: string; receipt: Receipt };
+    expect(llm.requests).toHaveLength(0);
+    expect(out.summary).toBe('Nothing to review: all 2 changed files were skipped (see the receipt).');
+    expect(out.receipt.agentRuns).toBe(0);
+    expect(out.receipt.files).toEqual({
+      reviewed: 0,
+      skipped: [
+        { path: 'assets/logo.png', reason: 'binary' },
+        { path: 'yarn.lock', reason: 'lock file' },
+      ],
+      notReviewed: [],
+    });
   }, 240_000);
 });

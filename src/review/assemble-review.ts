@@ -93,7 +93,7 @@ export function assembleReview(input: AssembleInput): {
       ? triage.skipped.length > 0
         ? `Nothing to review: all ${triage.skipped.length} changed files were skipped (see the receipt).`
         : 'Nothing to review: the pull request changes no files.'
-      : outcome.summary || outcome.unparsed.join('\n\n');
+      : [outcome.summary, ...outcome.unparsed].filter((text) => text !== '').join('\n\n');
   const before = meter.capped && input.maxCostUsd !== undefined ? [cappedNotice(input.maxCostUsd)] : [];
   const result: ExecuteReviewResult = {
     summary,

@@ -10,6 +10,7 @@ import type {
   AgentRunner,
   ConversationMessage,
 } from '../agent/types.js';
+import { AgentError } from '../errors.js';
 import { parseReviewOutput, type ParseOutcome } from './parse-output.js';
 import { buildReaskPrompt } from './prompt.js';
 import type { UsageMeter } from './usage-meter.js';
@@ -67,7 +68,7 @@ export async function runReviewPart(ctx: PartRunContext, input: PartInput): Prom
   const once = async (prompt: string, history: ConversationMessage[], resume?: string): Promise<boolean> => {
     if (ctx.signal.aborted) {
       result.stopped = ctx.cappedNow();
-      if (!result.stopped) throw ctx.signal.reason;
+      if (!result.stopped) throw new AgentError('agent run aborted');
       return false;
     }
     const runId = ctx.nextRunId();

@@ -11,7 +11,9 @@
  * - `ownCpuMs`: the bot's own processing, i.e. this process's CPU time over the review and the
  *   posting (target ≤ 3,000 ms), beside `wallMs`, `modelMs` (time in agent runs) and
  *   `wallExcludingModelMs` (which also holds the waits on the fake GitHub and git server: the
- *   shallow clone of the 3,000-file head is most of it);
+ *   shallow clone of the 3,000-file head is most of it), `fetchMs` (pull request, clone and file
+ *   list, fetched concurrently) and `wallAfterFetchExcludingModelMs` (triage, parts, prompts,
+ *   filtering, receipt and posting);
  * - `peakRssMb` (target ≤ 400).
  *
  * Progress goes to stderr. Exit code 0 whether or not the targets are met.
@@ -179,6 +181,7 @@ async function main(): Promise<void> {
 
   log('reviewing');
   const cpuBefore = process.cpuUsage();
+  let fetchedAt = 0;
   const started = performance.now();
   const outcome = await executeReview({
     platform,
@@ -190,8 +193,10 @@ async function main(): Promise<void> {
     logger: silentLogger(),
     limits: DEFAULT_LIMITS,
     onEvent: (event) => {
-      if (event.type === 'phase')
-        log(`${Math.round(performance.now() - started)} ms ${event.phase}: ${event.message}`);
+      if (event.type !== 'phase') return;
+      log(`${Math.round(performance.now() - started)} ms ${event.phase}: ${event.message}`);
+      if (event.phase === 'diff' && /^\d+ files, /.test(event.message))
+        fetchedAt = performance.now() - started;
     },
   });
   log(`${Math.round(performance.now() - started)} ms reviewed; posting`);
@@ -232,6 +237,8 @@ async function main(): Promise<void> {
     wallMs: Math.round(wallMs),
     modelMs: Math.round(modelMs),
     wallExcludingModelMs: waitExcludingModelMs,
+    fetchMs: Math.round(fetchedAt),
+    wallAfterFetchExcludingModelMs: Math.round(wallMs - fetchedAt - modelMs),
     peakRssMb: Math.round(peakRssMb),
     targets: TARGETS,
     pass:

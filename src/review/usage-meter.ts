@@ -10,7 +10,10 @@ import type { TokenUsage } from './types.js';
 
 /** Options of `createUsageMeter`. */
 export interface UsageMeterOptions {
-  /** Prices of the model; `null` = unknown (cost `null` unless every run reports its own). */
+  /**
+   * Prices of the model (`agent.pricing` or the catalogue); `null` = unknown: then the cost is what
+   * the runs report themselves (the Claude Code runner), or `null` when one does not.
+   */
   rates: ModelRates | null;
   /** `review.max_cost_usd`; unset = no cap. */
   maxCostUsd?: number | undefined;
@@ -37,8 +40,6 @@ export interface UsageMeter {
 interface RunState {
   usage: UsageByKind;
   cost: number;
-  /** The last call's cost: the next call resends at least its prompt. */
-  lastCall: number;
   /** Cost the runner reported itself (Claude Code), if any. */
   reported?: number;
 }
@@ -61,14 +62,14 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
   const stateOf = (runId: number): RunState => {
     let state = runs.get(runId);
     if (!state) {
-      state = { usage: zero(), cost: 0, lastCall: 0 };
+      state = { usage: zero(), cost: 0 };
       runs.set(runId, state);
     }
     return state;
   };
   const spent = (): number => {
     let total = 0;
-    for (const run of runs.values()) total += run.reported ?? run.cost;
+    for (const run of runs.values()) total += options.rates ? run.cost : (run.reported ?? 0);
     return total;
   };
   const check = (projected: number): void => {
@@ -87,9 +88,7 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
       const call = minus(next, state.usage);
       state.usage = next;
       if (options.rates) {
-        const cost = costOfCall(call, options.rates);
-        state.cost += cost;
-        state.lastCall = cost;
+        state.cost += costOfCall(call, options.rates);
       }
       // The next call of this run resends everything this one read: project its cost.
       const projected = options.rates
@@ -131,8 +130,8 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
       if (runs.size === 0) return options.rates ? 0 : null;
       let total = 0;
       for (const run of runs.values()) {
-        if (run.reported !== undefined) total += run.reported;
-        else if (options.rates) total += run.cost;
+        if (options.rates) total += run.cost;
+        else if (run.reported !== undefined) total += run.reported;
         else return null;
       }
       return total;

@@ -3,7 +3,7 @@
  * and result, job duration, queue depth, agent tokens. A registry per instance, no global state.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { TokenUsage } from './review/types.js';
+import type { ReviewReceipt, TokenUsage } from './review/types.js';
 
 /** Outcome label of a webhook request. */
 export type WebhookOutcome =
@@ -18,6 +18,8 @@ export interface Metrics {
   /** Jobs queued or running right now. */
   queueDepth(depth: number): void;
   agentTokens(botType: string, usage: TokenUsage): void;
+  /** §15: a finished review's receipt — tokens by kind, cost, files skipped by reason. */
+  reviewReceipt(receipt: ReviewReceipt): void;
 }
 
 /** Creates a fresh registry with the default process metrics and reviewbot's own. */
@@ -54,8 +56,52 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     labelNames: ['bot_type', 'direction'],
     registers: [registry],
   });
+  const reviewTokens = new Counter({
+    name: 'reviewbot_review_tokens_total',
+    help: 'LLM tokens of reviews by kind (input = uncached input, cache_write, cache_read, output)',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const reviewCost = new Counter({
+    name: 'reviewbot_review_cost_usd_total',
+    help: 'Cost of reviews in USD (reviews whose model has a known price)',
+    registers: [registry],
+  });
+  const unpriced = new Counter({
+    name: 'reviewbot_reviews_unpriced_total',
+    help: 'Reviews whose cost is unknown (no price for the model)',
+    registers: [registry],
+  });
+  const skippedFiles = new Counter({
+    name: 'reviewbot_review_files_skipped_total',
+    help: 'Files left out of reviews by reason (lock file, generated, vendored, minified, binary, review.ignore, no diff)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const notReviewed = new Counter({
+    name: 'reviewbot_review_files_not_reviewed_total',
+    help: 'Files not (fully) reviewed: over review.max_parts or stopped by the cost cap',
+    registers: [registry],
+  });
+  const capped = new Counter({
+    name: 'reviewbot_reviews_capped_total',
+    help: 'Reviews stopped by review.max_cost_usd',
+    registers: [registry],
+  });
   return {
     registry,
+    reviewReceipt: (receipt) => {
+      const { tokens } = receipt;
+      reviewTokens.inc({ kind: 'input' }, tokens.input);
+      reviewTokens.inc({ kind: 'cache_write' }, tokens.cacheWrite);
+      reviewTokens.inc({ kind: 'cache_read' }, tokens.cacheRead);
+      reviewTokens.inc({ kind: 'output' }, tokens.output);
+      if (receipt.costUsd === null) unpriced.inc();
+      else reviewCost.inc(receipt.costUsd);
+      for (const file of receipt.files.skipped) skippedFiles.inc({ reason: file.reason });
+      notReviewed.inc(receipt.files.notReviewed.length);
+      if (receipt.capped) capped.inc();
+    },
     webhook: (platform, outcome) => webhooks.inc({ platform, outcome }),
     job: (botType, result, durationMs) => {
       jobs.inc({ bot_type: botType, result });

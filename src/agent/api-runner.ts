@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { providerAgentError } from './provider-error.js';
 import { createLanguageModel, resolveApiKey, resolveModelChoice, type ProviderId } from './providers.js';
+import { cachedInstructions, placeBreakpoints } from './prompt-cache.js';
 import { consumeAgentStream } from './stream-progress.js';
 import { buildTools, type SubmitReviewInput } from './tools/index.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from './types.js';
@@ -40,6 +41,8 @@ export interface ApiRunnerOptions {
   logger?: Logger;
   /** SDK retries per model call; default `DEFAULT_MAX_RETRIES` (2). */
   maxRetries?: number;
+  /** Anthropic prompt caching (`cache_control` breakpoints, §15); default true. Ignored by other providers. */
+  promptCaching?: boolean;
 }
 
 /** Upper bound of tokens the model may generate per call (a review fits well within it). */
@@ -64,6 +67,7 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
     options.masker ?? new SecretMasker([...secretValues(process.env), ...secretValues(options.env)]);
   masker.add(resolveApiKey(options.provider, options.env));
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const caching = options.provider === 'anthropic' && options.promptCaching !== false;
 
   async function run(runOptions: AgentRunOptions): Promise<AgentRunResult> {
     const log = options.logger;
@@ -85,10 +89,15 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
           submitted = review;
         },
       });
+      const messages = toModelMessages(history, runOptions.prompt);
+      const promptIndex = messages.length - 1;
       const result = streamText({
         model,
-        instructions: runOptions.systemPrompt,
-        messages: toModelMessages(history, runOptions.prompt),
+        instructions: caching ? cachedInstructions(runOptions.systemPrompt) : runOptions.systemPrompt,
+        messages,
+        ...(caching
+          ? { prepareStep: (step) => ({ messages: placeBreakpoints(step.messages, promptIndex) }) }
+          : {}),
         tools,
         toolCallConcurrency: 1,
         // Explicit, so unknown model ids do not trigger the SDK's compatibility-mode warning.

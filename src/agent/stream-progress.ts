@@ -78,6 +78,7 @@ export async function consumeAgentStream<TOOLS extends ToolSet>(
       case 'finish-step':
         outcome.usage.inputTokens += part.usage.inputTokens ?? 0;
         outcome.usage.outputTokens += part.usage.outputTokens ?? 0;
+        addCacheUsage(outcome.usage, part.usage.inputTokenDetails);
         outcome.finalText = stepText;
         outcome.lastFinishReason = part.finishReason;
         emit({ type: 'usage', usage: { ...outcome.usage } });
@@ -93,6 +94,19 @@ export async function consumeAgentStream<TOOLS extends ToolSet>(
     }
   }
   return outcome;
+}
+
+/** Adds a step's cache reads and writes to `usage`; the fields appear once a provider reports any. */
+function addCacheUsage(
+  usage: TokenUsage,
+  details: { cacheReadTokens?: number | undefined; cacheWriteTokens?: number | undefined } | undefined,
+): void {
+  const read = details?.cacheReadTokens ?? 0;
+  const write = details?.cacheWriteTokens ?? 0;
+  if (read > 0 || usage.cacheReadTokens !== undefined)
+    usage.cacheReadTokens = (usage.cacheReadTokens ?? 0) + read;
+  if (write > 0 || usage.cacheWriteTokens !== undefined)
+    usage.cacheWriteTokens = (usage.cacheWriteTokens ?? 0) + write;
 }
 
 /** One line describing a tool output or error: its first non-empty line, cut, plus the line count. */

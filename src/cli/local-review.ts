@@ -11,6 +11,7 @@ import { collectLocalChanges, type LocalChanges } from '../local/local-changes.j
 import { createLocalPlatform, LOCAL_REPO_NAME, localPullRequest } from '../local/local-platform.js';
 import { toSarif } from '../local/sarif.js';
 import { executeReview, type ReviewEvent } from '../review/execute-review.js';
+import { reviewLimitsOf } from '../review/limits.js';
 import type { ExecuteReviewResult } from '../review/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { buildRunner } from './build-runner.js';
@@ -73,7 +74,10 @@ export async function runLocalReview(options: LocalReviewOptions, deps: LocalRev
   if (changes.files.length === 0) {
     result = emptyResult(changes);
   } else {
-    const warnings = await configuredModelWarnings(config.agent);
+    const [warnings, limits] = await Promise.all([
+      configuredModelWarnings(config.agent),
+      reviewLimitsOf(config),
+    ]);
     for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
     const runner = buildRunner(config, env, masker, logger);
     const pullRequest = localPullRequest(changes);
@@ -90,6 +94,7 @@ export async function runLocalReview(options: LocalReviewOptions, deps: LocalRev
       logger,
       masker,
       onEvent,
+      limits,
     });
     result = outcome.result;
     result.warnings = [...warnings, ...result.warnings];

@@ -4,7 +4,8 @@
  * time. Colored only on a TTY without NO_COLOR.
  */
 import { styleText } from 'node:util';
-import type { ExecuteReviewResult, Finding } from '../review/types.js';
+import { formatCost, skippedByReason } from '../review/receipt.js';
+import type { ExecuteReviewResult, Finding, ReviewReceipt } from '../review/types.js';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -57,8 +58,28 @@ export function formatReview(result: ExecuteReviewResult, options: PrintOptions)
       `model ${result.model} · ${result.usage.inputTokens} input + ${result.usage.outputTokens} output tokens · ${seconds} s`,
     ),
   );
+  if (result.receipt) out.push(...formatReceipt(result.receipt).map((line) => c('dim', line)));
   out.push(options.postedLine);
   return `${out.join('\n')}\n`;
+}
+
+/** The receipt (§15) as a few terminal lines: runs, tokens by kind, cost, coverage. */
+export function formatReceipt(receipt: ReviewReceipt): string[] {
+  const { tokens, files } = receipt;
+  const lines = [
+    `receipt: ${receipt.agentRuns} agent run(s), ${receipt.turns} turns, ${receipt.toolCalls} tool calls · ` +
+      `tokens ${tokens.input} input, ${tokens.cacheWrite} cache write, ${tokens.cacheRead} cache read, ${tokens.output} output · ` +
+      `cost ${formatCost(receipt.costUsd)}${receipt.capped ? ' · stopped at the cost cap' : ''}`,
+    `files: ${files.reviewed} reviewed, ${files.skipped.length} skipped, ${files.notReviewed.length} not reviewed`,
+  ];
+  const counts = [...skippedByReason(files.skipped)].map(([reason, n]) => `${reason} ${n}`);
+  if (counts.length > 0) lines.push(`skipped: ${counts.join(', ')}`);
+  if (files.notReviewed.length > 0) {
+    const shown = files.notReviewed.slice(0, 10).join(', ');
+    const more = files.notReviewed.length > 10 ? ` … and ${files.notReviewed.length - 10} more` : '';
+    lines.push(`not reviewed: ${shown}${more}`);
+  }
+  return lines;
 }
 
 /** Writes the formatted review to `stream` (stdout), colored when it is a TTY and NO_COLOR is unset. */

@@ -9,6 +9,7 @@ import { describeError, ReviewbotError, UsageError } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
 import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
+import { reviewLimitsOf } from '../review/limits.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { buildPlatform } from './build-platform.js';
@@ -96,7 +97,10 @@ export async function reviewPullRequest(
   const ref = parsePrRef(options.ref, options.platform);
   const { config } = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env });
   // Said once, on stderr, before the review starts; the review still runs (CONTRACT §3).
-  const warnings = await configuredModelWarnings(config.agent);
+  const [warnings, limits] = await Promise.all([
+    configuredModelWarnings(config.agent),
+    reviewLimitsOf(config),
+  ]);
   for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
   const platform = await buildPlatform({
     env,
@@ -128,6 +132,7 @@ export async function reviewPullRequest(
     logger,
     masker,
     onEvent: progress,
+    limits,
   });
 
   outcome.result.warnings = [...warnings, ...outcome.result.warnings];

@@ -4,6 +4,7 @@
  * conversation for the next mention.
  */
 import { executeReview, type ReviewOutcome } from '../review/execute-review.js';
+import { reviewLimitsOf } from '../review/limits.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import {
   configuredBotUsernames,
@@ -52,8 +53,10 @@ export async function processReviewerComment(
     masker: ctx.masker,
     onEvent: logProgress(ctx.logger),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    limits: await reviewLimitsOf(ctx.config),
   });
   ctx.metrics.agentTokens('reviewer', review.result.usage);
+  if (review.result.receipt) ctx.metrics.reviewReceipt(review.result.receipt);
   const posted = await postReview(platform, review, replyTargetOf(comment), ctx.logger);
   ctx.logger.info(
     { kind: posted.kind, url: posted.posted.url, findings: review.result.findings.length },

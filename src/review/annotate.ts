@@ -116,6 +116,22 @@ function renderFooter(omitted: Omitted[], room: number): string[] {
   return lines;
 }
 
+/** Rendered sizes of one file, chars: its header line, each hunk, and its number-column width. */
+export interface AnnotatedSizes {
+  header: number;
+  hunks: number[];
+  width: number;
+}
+
+/**
+ * Exact lengths (newlines included) of what `annotateDiff` renders for `file` — its header line and
+ * each hunk — without rendering it; used to budget parts of a large diff.
+ */
+export function annotatedSizes(file: FileDiff): AnnotatedSizes {
+  const width = widthOf(file);
+  return { header: headerOf(file).length + 1, hunks: file.hunks.map((h) => hunkLength(h, width)), width };
+}
+
 /**
  * Renders the pull request's diff for the model: a one-line legend, then per file a header
  * (`=== path (status, renamed from X, +adds -dels) ===`, or a note for binary, too-large and

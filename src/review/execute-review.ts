@@ -1,31 +1,33 @@
 /**
  * `executeReview()` (seed "Handlers"): clone/update the workspace, fetch the diff and the existing
- * comments concurrently, build the prompt, run the agent read-only, parse its JSON (re-asking at most
- * twice), filter the findings. Posts nothing; used by the CLI and the webhook REVIEWER alike.
+ * comments concurrently, triage the files and split the rest into parts under the budget (§15),
+ * run one read-only agent per part (`runParts`, each parsing its JSON with at most two re-asks),
+ * then merge, filter and add the receipt (`assembleReview`). Posts nothing; used by the CLI and the
+ * webhook REVIEWER alike.
  */
 import { REVIEWER_TOOLS } from '../agent/tools/names.js';
-import type { AgentEvent, AgentRunResult, AgentRunner, ConversationMessage } from '../agent/types.js';
+import type { AgentEvent, AgentRunner, ConversationMessage } from '../agent/types.js';
 import type { Logger } from '../logger.js';
 import type { Platform, PullRequestInfo } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { prepareWorkspace, withWorkspaceLock, workspacePath } from '../workspace/workspace.js';
-import { annotateDiff } from './annotate.js';
-import { buildReviewBody, renderInlineBody } from './body.js';
+import { assembleReview } from './assemble-review.js';
+import { baseFileReader } from './base-file-reader.js';
 import { DiffIndex } from './diff-index.js';
 import { toFileDiffs } from './diff.js';
-import { filterFindings } from './filter.js';
-import { parseReviewOutput, type ParseOutcome } from './parse-output.js';
-import { buildReaskPrompt, buildReviewPrompt, buildReviewSystemPrompt } from './prompt.js';
-import type { ExecuteReviewResult, TokenUsage } from './types.js';
+import { DEFAULT_LIMITS, type ReviewLimits } from './limits.js';
+import { conversationAfter, createPartSession } from './part-session.js';
+import { planParts, type DiffPart } from './parts.js';
+import { buildReviewSystemPrompt } from './prompt.js';
+import { runParts } from './run-parts.js';
+import { triageFiles } from './triage.js';
+import type { ExecuteReviewResult } from './types.js';
 
 /** Phases reported while a review runs. */
 export type ReviewPhase = 'pull-request' | 'workspace' | 'diff' | 'agent' | 'parse' | 'filter';
 
 /** Progress of a review: a phase message, or an event of the agent. */
 export type ReviewEvent = { type: 'phase'; phase: ReviewPhase; message: string } | AgentEvent;
-
-/** Maximum re-asks when the model's output cannot be parsed (CONTRACT §7). */
-const MAX_REASKS = 2;
 
 /** Input of `executeReview`. */
 export interface ExecuteReviewInput {
@@ -55,6 +57,13 @@ export interface ExecuteReviewInput {
   masker?: SecretMasker;
   onEvent?: (event: ReviewEvent) => void;
   signal?: AbortSignal;
+  /** §15 budgets, cost cap and prices (`reviewLimitsOf(config)`); default `DEFAULT_LIMITS`. */
+  limits?: ReviewLimits;
+  /**
+   * Reads a file of the pull request's BASE commit (`.gitattributes` for triage); default: the
+   * platform's `getFileContent` when it has one, else git in the workspace.
+   */
+  readBaseFile?: (path: string) => Promise<string | undefined>;
 }
 
 /** The result plus what posting and the session store need. */
@@ -69,8 +78,9 @@ export interface ReviewOutcome {
   inlineBodies: string[];
 }
 
-function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+/** `parts`, or one empty part when there is none (the agent still answers the requester). */
+function withOnePart(parts: DiffPart[]): DiffPart[] {
+  return parts.length > 0 ? parts : [{ files: [], tokens: 0 }];
 }
 
 /**
@@ -136,87 +146,69 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
 
     const fileDiffs = toFileDiffs(files);
     const index = DiffIndex.fromFiles(fileDiffs);
-    const annotated = annotateDiff(fileDiffs);
     phase('diff', `${files.length} files, ${comments.length} existing comments`);
+    const limits = input.limits ?? DEFAULT_LIMITS;
+    const gitattributes = await (
+      input.readBaseFile ??
+      baseFileReader({
+        platform,
+        pr: pullRequest,
+        dir: workspace.dir,
+        logger,
+        ...(input.masker ? { masker: input.masker } : {}),
+        ...(input.signal ? { signal: input.signal } : {}),
+      })
+    )('.gitattributes');
+    const triage = await triageFiles({ files: fileDiffs, ignore: limits.ignore, gitattributes });
+    const plan = planParts(triage.kept, limits);
+    phase(
+      'diff',
+      `${triage.kept.length} files to review in ${plan.parts.length} part(s), ${triage.skipped.length} skipped, ${plan.notReviewed.length} over the budget`,
+    );
 
     const botNames = new Set([...ownNames, ...(input.botUsernames ?? [])].map((n) => n.toLowerCase()));
     const botComments = comments.filter((c) => botNames.has(c.authorUsername.toLowerCase()));
 
-    const runOptions = {
-      workspaceDir: workspace.dir,
-      systemPrompt: buildReviewSystemPrompt(),
-      tools: [...REVIEWER_TOOLS],
-      maxTurns: input.maxTurns,
+    phase('agent', plan.parts.length > 1 ? `running ${plan.parts.length} agent runs` : 'running the agent');
+    const session = createPartSession({
+      runner: input.runner,
+      base: {
+        workspaceDir: workspace.dir,
+        systemPrompt: buildReviewSystemPrompt(),
+        tools: [...REVIEWER_TOOLS],
+        maxTurns: input.maxTurns,
+      },
+      limits,
+      signal: input.signal,
       onEvent: emit,
-      ...(input.signal ? { signal: input.signal } : {}),
-    };
-    phase('agent', 'running the agent');
-    let run: AgentRunResult = await input.runner.run({
-      ...runOptions,
-      prompt: buildReviewPrompt({
-        pr: pullRequest,
-        annotatedDiff: annotated,
-        existingComments: comments,
-        userPrompt: input.prompt ?? '',
-      }),
-      history: input.history ?? [],
-      ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
+      onPhase: (message) => phase('parse', message),
     });
-    let usage = run.usage;
-    let parsed: ParseOutcome = parseReviewOutput(run.submitted ?? run.text);
-    for (let attempt = 1; !parsed.ok && attempt <= MAX_REASKS; attempt++) {
-      phase(
-        'parse',
-        `the review could not be parsed (${parsed.error}); asking again (${attempt}/${MAX_REASKS})`,
-      );
-      run = await input.runner.run({
-        ...runOptions,
-        prompt: buildReaskPrompt(parsed.error),
-        history: run.messages,
-        resumeSessionId: run.sessionId,
-      });
-      usage = addUsage(usage, run.usage);
-      parsed = parseReviewOutput(run.submitted ?? run.text);
-    }
+    const parts = await runParts({
+      context: session.context,
+      // Nothing left to show: no agent run, unless the requester asked something.
+      parts: plan.parts.length > 0 || input.prompt?.trim() ? withOnePart(plan.parts) : [],
+      pr: pullRequest,
+      existingComments: comments,
+      userPrompt: input.prompt ?? '',
+      history: input.history ?? [],
+      resumeSessionId: input.resumeSessionId,
+      maxParallelRuns: limits.maxParallelRuns,
+    }).finally(() => session.dispose());
+    const run = parts.results.find((r) => r?.run)?.run;
 
-    let result: ExecuteReviewResult;
-    let inlineBodies: string[] = [];
-    if (parsed.ok) {
-      const render = (f: Parameters<typeof renderInlineBody>[0]): string =>
-        renderInlineBody(f, (s, n) => platform.renderSuggestion(s, n));
-      const filtered = filterFindings(parsed.output.comments, index, botComments, { renderBody: render });
-      phase(
-        'filter',
-        `${filtered.kept.length} inline, ${filtered.rejected.length} not in diff, ${filtered.duplicates.length} already posted`,
-      );
-      inlineBodies = filtered.kept.map(render);
-      result = {
-        summary: parsed.output.summary,
-        findings: filtered.kept,
-        rejected: filtered.rejected,
-        body: buildReviewBody(parsed.output.summary, filtered.rejected),
-        sessionId: run.sessionId,
-        model: run.model,
-        usage,
-        durationMs: 0,
-        warnings: [],
-      };
-    } else {
-      phase('parse', 'the review is still not valid JSON; posting the raw text');
-      const raw = (run.text || (run.submitted ? JSON.stringify(run.submitted) : '')).trim();
-      result = {
-        summary: raw,
-        findings: [],
-        rejected: [],
-        body: raw || '_The reviewer produced no output._',
-        sessionId: run.sessionId,
-        model: run.model,
-        usage,
-        durationMs: 0,
-        warnings: [],
-      };
-    }
-    result.durationMs = Date.now() - started;
-    return { result, pullRequest, commitSha: pullRequest.headSha, messages: run.messages, inlineBodies };
+    const { result, inlineBodies } = assembleReview({
+      platform,
+      outcome: parts,
+      plan,
+      triage,
+      index,
+      botComments,
+      meter: session.meter,
+      maxCostUsd: limits.maxCostUsd,
+      started,
+      onPhase: (message) => phase('filter', message),
+    });
+    const messages = conversationAfter(input.history ?? [], parts, run);
+    return { result, pullRequest, commitSha: pullRequest.headSha, messages, inlineBodies };
   });
 }

@@ -55,6 +55,8 @@ export interface ReviewPromptInput {
   existingComments: ExistingComment[];
   /** The requester's instructions (mention prompt or `--prompt`); may be empty. */
   userPrompt: string;
+  /** §15: which part of a diff split into several agent runs this prompt carries (1-based). */
+  part?: { index: number; count: number };
 }
 
 /** Caps the existing-comment section (chars) so a busy pull request cannot crowd out the diff. */
@@ -86,6 +88,13 @@ export function buildReviewPrompt(input: ReviewPromptInput): string {
     'Title and description:',
     fence.wrap('pull-request', `${pr.title}\n\n${pr.body}`.trim()),
     '',
+    ...(input.part && input.part.count > 1
+      ? [
+          `This pull request is large: its diff is split into ${input.part.count} parts, each reviewed separately. ` +
+            `This is part ${input.part.index} of ${input.part.count}; comment only on the files shown below.`,
+          '',
+        ]
+      : []),
     'Annotated diff:',
     fence.wrap('diff', input.annotatedDiff),
   ];

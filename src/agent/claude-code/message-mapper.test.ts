@@ -75,7 +75,10 @@ describe('createMessageTracker', () => {
       { type: 'tool_result', tool: 'submit_review', isError: true, summary: 'rejected' },
       { type: 'turn', turn: 3, maxTurns: 7 },
       { type: 'text', text: 'Done.' },
-      { type: 'usage', usage: { inputTokens: 108, outputTokens: 20 } },
+      {
+        type: 'usage',
+        usage: { inputTokens: 108, outputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: 3 },
+      },
     ]);
     expect(tracker.state).toMatchObject({
       sessionId: 's1',
@@ -106,7 +109,12 @@ it.each([
 });
 
 it('usageOfResult falls back to the main-loop usage, cache tokens counted as input', () => {
-  expect(usageOfResult(result({}))).toEqual({ inputTokens: 13, outputTokens: 5 });
+  expect(usageOfResult(result({}))).toEqual({
+    inputTokens: 13,
+    outputTokens: 5,
+    cacheReadTokens: 2,
+    cacheWriteTokens: 1,
+  });
 });
 
 describe('describeRunFailure and isResumeFailure', () => {

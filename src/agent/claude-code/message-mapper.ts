@@ -48,17 +48,32 @@ export function usageOfResult(result: SDKResultMessage): TokenUsage {
   const perModel = Object.values(result.modelUsage ?? {});
   if (perModel.length > 0) {
     const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+    let read = 0;
+    let write = 0;
     for (const m of perModel) {
       usage.inputTokens += m.inputTokens + m.cacheReadInputTokens + m.cacheCreationInputTokens;
       usage.outputTokens += m.outputTokens;
+      read += m.cacheReadInputTokens;
+      write += m.cacheCreationInputTokens;
     }
-    return usage;
+    return withCache(usage, read, write);
   }
   const u = result.usage;
+  const read = u.cache_read_input_tokens ?? 0;
+  const write = u.cache_creation_input_tokens ?? 0;
+  return withCache(
+    { inputTokens: (u.input_tokens ?? 0) + read + write, outputTokens: u.output_tokens ?? 0 },
+    read,
+    write,
+  );
+}
+
+/** `usage` with its cache reads and writes (CONTRACT §15), each only when non-zero. */
+function withCache(usage: TokenUsage, read: number, write: number): TokenUsage {
   return {
-    inputTokens:
-      (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
-    outputTokens: u.output_tokens ?? 0,
+    ...usage,
+    ...(read > 0 ? { cacheReadTokens: read } : {}),
+    ...(write > 0 ? { cacheWriteTokens: write } : {}),
   };
 }
 

@@ -49,6 +49,41 @@ function checkTopLevel(body: Json): WireError | undefined {
   if (body.messages === undefined) return bad('messages: Field required');
   if (!Array.isArray(body.messages)) return bad('messages: Input should be a valid list');
   if (body.messages.length === 0) return bad('messages: at least one message is required');
+  return checkBreakpoints(body);
+}
+
+/** The API's limit on `cache_control` blocks in one request ("Prompt caching"). */
+const MAX_CACHE_BREAKPOINTS = 4;
+
+/** Refuses more than four `cache_control` breakpoints, and any `cache_control` that is not `ephemeral`. */
+function checkBreakpoints(body: Json): WireError | undefined {
+  let count = 0;
+  const visit = (block: unknown): WireError | undefined => {
+    if (!isObject(block) || block.cache_control === undefined || block.cache_control === null)
+      return undefined;
+    const control = block.cache_control;
+    if (!isObject(control) || control.type !== 'ephemeral') {
+      return bad("cache_control.type: Input should be 'ephemeral'");
+    }
+    count++;
+    return undefined;
+  };
+  const blocks: unknown[] = [
+    ...(Array.isArray(body.tools) ? body.tools : []),
+    ...(Array.isArray(body.system) ? body.system : []),
+  ];
+  for (const message of body.messages as unknown[]) {
+    if (isObject(message) && Array.isArray(message.content)) blocks.push(...(message.content as unknown[]));
+  }
+  for (const block of blocks) {
+    const error = visit(block);
+    if (error) return error;
+  }
+  if (count > MAX_CACHE_BREAKPOINTS) {
+    return bad(
+      `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${count}.`,
+    );
+  }
   return undefined;
 }
 

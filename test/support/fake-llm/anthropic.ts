@@ -3,10 +3,11 @@
  * non-streaming, plus `POST /v1/messages/count_tokens` and `GET /v1/models[/<id>]`. Wire format as
  * parsed by `@ai-sdk/anthropic` (`anthropicResponseSchema`, `anthropicChunkSchema`) and the
  * Messages streaming reference: message_start, content_block_start/delta/stop, message_delta,
- * message_stop.
+ * message_stop. Prompt caching is accounted as the real API does (`anthropic-cache.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { createPromptCache } from './anthropic-cache.js';
 import { normalizeAnthropicRequest, validateAnthropicRequest } from './anthropic-validate.js';
 import { startFakeServer } from './server.js';
 import type { OtherResponse, ProtocolAdapter, ReplyContext, WireError } from './server.js';
@@ -64,8 +65,8 @@ function usageJson(usage: ReplyContext['usage']): Record<string, unknown> {
   return {
     input_tokens: usage.inputTokens,
     output_tokens: usage.outputTokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: usage.cacheWriteTokens ?? 0,
+    cache_read_input_tokens: usage.cacheReadTokens ?? 0,
     service_tier: 'standard',
   };
 }
@@ -207,11 +208,23 @@ export const anthropicAdapter: ProtocolAdapter = {
 };
 
 /**
+ * The adapter of one fake server, with its own prompt cache: a reply without scripted `usage`
+ * reports cache writes and reads as the real API would (`anthropic-cache.ts`).
+ */
+export function createAnthropicAdapter(): ProtocolAdapter {
+  const cache = createPromptCache();
+  return {
+    ...anthropicAdapter,
+    usageOf: (body, outputTokens) => ({ ...cache.account(body), outputTokens }),
+  };
+}
+
+/**
  * Starts a fake Anthropic API on 127.0.0.1. Requests need `x-api-key: <apiKey>` or
  * `Authorization: Bearer <apiKey>` (OAuth tokens), else 401 `authentication_error`. Malformed
  * requests get 400 `invalid_request_error` as the real API would answer; an exhausted script 500
  * `api_error` "fake LLM: script exhausted". SDK base URL: `url + '/v1'`; `ANTHROPIC_BASE_URL`: `url`.
  */
 export function startFakeAnthropic(options: FakeLlmOptions): Promise<FakeLlm> {
-  return startFakeServer(anthropicAdapter, options);
+  return startFakeServer(createAnthropicAdapter(), options);
 }

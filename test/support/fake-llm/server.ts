@@ -39,7 +39,16 @@ export interface ReplyContext {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON request body
   body: any;
   request: NormalizedRequest;
-  usage: { inputTokens: number; outputTokens: number };
+  /** `inputTokens`: uncached input (Anthropic's `input_tokens`); cache fields where the protocol has them. */
+  usage: ReplyUsage;
+}
+
+/** Token usage of one reply. */
+export interface ReplyUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheWriteTokens?: number;
+  cacheReadTokens?: number;
 }
 
 /** Answer of an auxiliary endpoint (token counting, model list, 404). */
@@ -65,6 +74,11 @@ export interface ProtocolAdapter {
   normalize(body: unknown): NormalizedRequest;
   /** Answers any authorized request that is not for the model endpoint. */
   handleOther(method: string, pathname: string, body: unknown): OtherResponse;
+  /**
+   * Optional: usage of a request whose reply scripts none, by the protocol's own accounting (the
+   * Anthropic fake's prompt cache); default: an estimate of the whole request as input.
+   */
+  usageOf?(body: unknown, outputTokens: number): ReplyUsage;
   /** Writes `reply` (no error) as a streaming or non-streaming response. */
   writeReply(res: ServerResponse, reply: ScriptedReply, context: ReplyContext): Promise<void>;
 }
@@ -189,7 +203,12 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
       return sendJson(res, status, payload, { ...adapter.responseHeaders(), ...headers });
     }
     record.status = 200;
-    const usage = reply.usage ?? { inputTokens: inputTokens(body), outputTokens: replyTokens(reply) };
+    const usage: ReplyUsage = reply.usage ??
+      adapter.usageOf?.(body, replyTokens(reply)) ?? {
+        inputTokens: inputTokens(body),
+        outputTokens: replyTokens(reply),
+      };
+    record.usage = usage;
     await adapter.writeReply(res, reply, { body, request: record, usage });
   }
 

@@ -66,6 +66,11 @@ export interface RecordedLlmRequest {
   toolResults: RecordedToolResult[];
   status: number;
   errorMessage?: string;
+  /**
+   * Usage the fake reported for a 200 answer: `inputTokens` is the uncached input (Anthropic's
+   * `input_tokens`), cache writes and reads apart (Anthropic fake, unscripted usage only).
+   */
+  usage?: { inputTokens: number; outputTokens: number; cacheWriteTokens?: number; cacheReadTokens?: number };
 }
 
 /** A request to any other endpoint (token counting, model listing, unknown paths). */

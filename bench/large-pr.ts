@@ -1,0 +1,258 @@
+/**
+ * Large pull request benchmark (CONTRACT §15): the 3,000-file pull request of the end-to-end test
+ * (`test/support/large-pr.ts`) reviewed in this process by `executeReview` + `postReview` against
+ * the fake GitHub and a scripted model on the fake Anthropic API. The fakes (and the fixture) run in
+ * a child process, so this process's peak RSS is the bot's. Prints one JSON object on stdout:
+ *
+ * - `shownShare`: share of the non-skipped diff lines shown to the model (target 1.0), with the
+ *   same-run baseline of the old single prompt (whole diff in diff order, cut at 400,000 chars);
+ * - `agentRuns`, `maxPromptTokens` (largest first request of a run, as the fake counts tokens) and
+ *   `maxDiffTokens` (largest part's diff, as the budget counts) against `review.max_diff_tokens`;
+ * - `ownCpuMs`: the bot's own processing, i.e. this process's CPU time over the review and the
+ *   posting (target ≤ 3,000 ms), beside `wallMs`, `modelMs` (time in agent runs) and
+ *   `wallExcludingModelMs` (which also holds the waits on the fake GitHub and git server: the
+ *   shallow clone of the 3,000-file head is most of it), `fetchMs` (pull request, clone and file
+ *   list, fetched concurrently) and `wallAfterFetchExcludingModelMs` (triage, parts, prompts,
+ *   filtering, receipt and posting);
+ * - `peakRssMb` (target ≤ 400).
+ *
+ * Progress goes to stderr. Exit code 0 whether or not the targets are met.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { createApiRunner } from '../src/agent/api-runner.js';
+import type { AgentRunner } from '../src/agent/types.js';
+import { buildPlatform } from '../src/cli/build-platform.js';
+import { DEFAULT_MAX_DIFF_TOKENS } from '../src/config/schema.js';
+import { silentLogger } from '../src/logger.js';
+import { annotateDiff } from '../src/review/annotate.js';
+import { toFileDiffs } from '../src/review/diff.js';
+import { executeReview } from '../src/review/execute-review.js';
+import { DEFAULT_LIMITS } from '../src/review/limits.js';
+import { estimateTokens } from '../src/review/parts.js';
+import { postReview } from '../src/review/post-review.js';
+import { startFakeAnthropic, type RecordedLlmRequest } from '../test/support/fake-llm/index.js';
+import { startFakeGitHub } from '../test/support/fake-github/index.js';
+import { createLargePr } from '../test/support/large-pr.js';
+
+const TOKEN = 'ghp_benchLargePrToken0123456789abcdef';
+const KEY = 'sk-bench-large-pr-0123456789';
+const TARGETS = { shownShare: 1, ownCpuMs: 3000, peakRssMb: 400 };
+
+interface Ready {
+  type: 'ready';
+  githubUrl: string;
+  llmUrl: string;
+}
+interface Report {
+  type: 'report';
+  agentRuns: number;
+  shownShare: number;
+  repeatedMarkers: number;
+  skippedShown: boolean;
+  maxPromptTokens: number;
+  maxDiffTokens: number;
+  baselineShare: number;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench:large-pr] ${message}\n`);
+}
+
+/** The scripted model: one submit_review per run. */
+function reviewer(request: RecordedLlmRequest) {
+  const source = /=== (src\/\S+) \(added/.exec(request.messages[0]?.text ?? '')?.[1];
+  const comments = source ? [{ path: source, line: 1, side: 'RIGHT', body: 'Name this constant.' }] : [];
+  return { toolCalls: [{ name: 'submit_review', input: { summary: 'Looked at this part.', comments } }] };
+}
+
+/** Child: builds the fixture, serves the fakes, reports what the model was shown. */
+async function runFakes(): Promise<void> {
+  const root = mkdtempSync(path.join(tmpdir(), 'bench-large-pr-'));
+  const pr = createLargePr(path.join(root, 'repos'));
+  const github = await startFakeGitHub({ token: TOKEN, login: 'reviewbot-bench' });
+  await github.addPullRequest({
+    owner: 'acme',
+    repo: 'monorepo',
+    number: 7,
+    bareRepoPath: pr.bareRepoPath,
+    base: 'main',
+    head: 'feature',
+    title: 'A large change',
+    body: '',
+  });
+  const llm = await startFakeAnthropic({ apiKey: KEY, script: reviewer });
+  process.send?.({ type: 'ready', githubUrl: github.url, llmUrl: llm.url } satisfies Ready);
+  process.on('message', (message: { type: string; baselineText?: string }) => {
+    if (message.type !== 'report') return;
+    const counts = new Map<string, number>();
+    let skippedShown = false;
+    let maxPromptTokens = 0;
+    let maxDiffTokens = 0;
+    for (const request of llm.requests) {
+      const text = request.messages.map((m) => m.text).join('\n');
+      for (const m of text.matchAll(/\b(?:mk|base)_\w+/g)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+      if (JSON.stringify(request.body).includes('skip_')) skippedShown = true;
+      const u = request.usage;
+      if (u)
+        maxPromptTokens = Math.max(
+          maxPromptTokens,
+          u.inputTokens + (u.cacheWriteTokens ?? 0) + (u.cacheReadTokens ?? 0),
+        );
+      const diff = /kind="diff">\n([\s\S]*?)\n<\/untrusted-data-/.exec(text)?.[1] ?? '';
+      maxDiffTokens = Math.max(maxDiffTokens, estimateTokens(diff.length));
+    }
+    const shown = [...pr.reviewMarkers].filter((m) => counts.has(m)).length;
+    const baseline = new Set<string>();
+    for (const m of (message.baselineText ?? '').matchAll(/\b(?:mk|base)_\w+/g)) baseline.add(m[0]);
+    const baselineShown = [...pr.reviewMarkers].filter((m) => baseline.has(m)).length;
+    const report: Report = {
+      type: 'report',
+      agentRuns: llm.requests.length,
+      shownShare: shown / pr.reviewMarkers.size,
+      repeatedMarkers: [...counts.values()].filter((n) => n > 1).length,
+      skippedShown,
+      maxPromptTokens,
+      maxDiffTokens,
+      baselineShare: baselineShown / pr.reviewMarkers.size,
+    };
+    process.send?.(report, () => {
+      void Promise.all([llm.close(), github.close()]).finally(() => {
+        rmSync(root, { recursive: true, force: true });
+        process.exit(0);
+      });
+    });
+  });
+}
+
+/** Union length of possibly overlapping [start, end] intervals, ms. */
+function unionMs(intervals: Array<[number, number]>): number {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let [start, end] = sorted[0] ?? [0, 0];
+  for (const [s, e] of sorted.slice(1)) {
+    if (s > end) {
+      total += end - start;
+      [start, end] = [s, e];
+    } else end = Math.max(end, e);
+  }
+  return total + (end - start);
+}
+
+/** Wraps a runner to record when it waited for the model (each `run` call). */
+function timedRunner(runner: AgentRunner, intervals: Array<[number, number]>): AgentRunner {
+  return {
+    async run(options) {
+      const start = performance.now();
+      try {
+        return await runner.run(options);
+      } finally {
+        intervals.push([start, performance.now()]);
+      }
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  log('building the 3,000-file fixture and starting the fakes (child process)');
+  const child = fork(fileURLToPath(import.meta.url), ['--fakes'], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as Ready));
+    child.once('exit', (code) => reject(new Error(`fakes exited ${code}`)));
+  });
+  const env = { CODEHOST_TOKEN: TOKEN, CODEHOST_API_URL: ready.githubUrl, ANTHROPIC_API_KEY: KEY };
+  const platform = await buildPlatform({ env, logger: silentLogger(), requested: 'github' });
+  const inner = createApiRunner({
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    baseUrl: `${ready.llmUrl}/v1`,
+    env,
+  });
+  await inner.preload?.();
+  const intervals: Array<[number, number]> = [];
+  const baseDir = mkdtempSync(path.join(tmpdir(), 'bench-large-pr-ws-'));
+  (globalThis as { gc?: () => void }).gc?.();
+
+  log('reviewing');
+  const cpuBefore = process.cpuUsage();
+  let fetchedAt = 0;
+  const started = performance.now();
+  const outcome = await executeReview({
+    platform,
+    runner: timedRunner(inner, intervals),
+    repoFullName: 'acme/monorepo',
+    prNumber: 7,
+    baseDir,
+    maxTurns: 10,
+    logger: silentLogger(),
+    limits: DEFAULT_LIMITS,
+    onEvent: (event) => {
+      if (event.type !== 'phase') return;
+      log(`${Math.round(performance.now() - started)} ms ${event.phase}: ${event.message}`);
+      if (event.phase === 'diff' && /^\d+ files, /.test(event.message))
+        fetchedAt = performance.now() - started;
+    },
+  });
+  log(`${Math.round(performance.now() - started)} ms reviewed; posting`);
+  await postReview(platform, outcome, { repoFullName: 'acme/monorepo', prNumber: 7 }, silentLogger());
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+  const modelMs = unionMs(intervals);
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+
+  // Same-run baseline: the old single prompt (whole diff, diff order, 400,000-char cap).
+  const files = await platform.listPullRequestFiles('acme/monorepo', 7);
+  const baselineText = annotateDiff(toFileDiffs(files));
+  const report = await new Promise<Report>((resolve) => {
+    child.on('message', (m) => {
+      if ((m as Report).type === 'report') resolve(m as Report);
+    });
+    child.send({ type: 'report', baselineText });
+  });
+  rmSync(baseDir, { recursive: true, force: true });
+
+  const receipt = outcome.result.receipt!;
+  const waitExcludingModelMs = Math.round(wallMs - modelMs);
+  const result = {
+    files: files.length,
+    skipped: receipt.files.skipped.length,
+    reviewed: receipt.files.reviewed,
+    notReviewed: receipt.files.notReviewed.length,
+    shownShare: report.shownShare,
+    baselineShownShare: Number(report.baselineShare.toFixed(4)),
+    repeatedHunkLines: report.repeatedMarkers,
+    skippedFileShown: report.skippedShown,
+    agentRuns: report.agentRuns,
+    maxPromptTokens: report.maxPromptTokens,
+    maxDiffTokens: report.maxDiffTokens,
+    budgetTokens: DEFAULT_MAX_DIFF_TOKENS,
+    ownCpuMs: cpuMs,
+    wallMs: Math.round(wallMs),
+    modelMs: Math.round(modelMs),
+    wallExcludingModelMs: waitExcludingModelMs,
+    fetchMs: Math.round(fetchedAt),
+    wallAfterFetchExcludingModelMs: Math.round(wallMs - fetchedAt - modelMs),
+    peakRssMb: Math.round(peakRssMb),
+    targets: TARGETS,
+    pass:
+      report.shownShare >= TARGETS.shownShare &&
+      report.maxDiffTokens <= DEFAULT_MAX_DIFF_TOKENS &&
+      cpuMs <= TARGETS.ownCpuMs &&
+      peakRssMb <= TARGETS.peakRssMb,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+if (process.argv[2] === '--fakes') {
+  await runFakes();
+} else {
+  await main();
+  process.exit(0);
+}

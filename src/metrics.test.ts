@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from './metrics.js';
+
+describe('metrics of review receipts (§15)', () => {
+  it('counts tokens by kind, cost, skipped files by reason, files not reviewed and capped reviews', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const receipt = {
+      model: 'm',
+      agentRuns: 2,
+      turns: 4,
+      toolCalls: 3,
+      tokens: { input: 100, cacheWrite: 2000, cacheRead: 5000, output: 300 },
+      costUsd: 0.25,
+      durationMs: 1000,
+      files: {
+        reviewed: 10,
+        skipped: [
+          { path: 'package-lock.json', reason: 'lock file' },
+          { path: 'gen/a.ts', reason: 'generated' },
+          { path: 'gen/b.ts', reason: 'generated' },
+        ],
+        notReviewed: ['docs/a.md'],
+      },
+    };
+    metrics.reviewReceipt(receipt);
+    metrics.reviewReceipt({ ...receipt, costUsd: null, capped: true });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('reviewbot_review_tokens_total{kind="input"} 200');
+    expect(text).toContain('reviewbot_review_tokens_total{kind="cache_write"} 4000');
+    expect(text).toContain('reviewbot_review_tokens_total{kind="cache_read"} 10000');
+    expect(text).toContain('reviewbot_review_tokens_total{kind="output"} 600');
+    expect(text).toContain('reviewbot_review_cost_usd_total 0.25');
+    expect(text).toContain('reviewbot_reviews_unpriced_total 1');
+    expect(text).toContain('reviewbot_review_files_skipped_total{reason="generated"} 4');
+    expect(text).toContain('reviewbot_review_files_skipped_total{reason="lock file"} 2');
+    expect(text).toContain('reviewbot_review_files_not_reviewed_total 2');
+    expect(text).toContain('reviewbot_reviews_capped_total 1');
+  });
+});

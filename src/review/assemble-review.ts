@@ -1,0 +1,114 @@
+/**
+ * The end of a review (CONTRACT §7, §15): the parts' merged comments filtered against the whole
+ * diff, findings on skipped files dropped (never commented on, not even in the body), the receipt
+ * built and appended to the body as a collapsed block, a notice first when the cost cap stopped it.
+ */
+import type { ExistingComment, Platform } from '../platforms/types.js';
+import { buildReviewBody, renderInlineBody } from './body.js';
+import type { DiffIndex } from './diff-index.js';
+import { filterFindings } from './filter.js';
+import type { PartPlan } from './parts.js';
+import { buildReceipt, cappedNotice, renderReceipt } from './receipt.js';
+import type { PartsOutcome } from './run-parts.js';
+import type { TriageResult } from './triage.js';
+import type { ExecuteReviewResult, Finding } from './types.js';
+import type { UsageMeter } from './usage-meter.js';
+
+/** Input of `assembleReview`. */
+export interface AssembleInput {
+  platform: Platform;
+  outcome: PartsOutcome;
+  plan: PartPlan;
+  triage: TriageResult;
+  /** The whole pull request's diff. */
+  index: DiffIndex;
+  botComments: ExistingComment[];
+  meter: UsageMeter;
+  maxCostUsd?: number | undefined;
+  /** `Date.now()` when the review started. */
+  started: number;
+  onPhase: (message: string) => void;
+}
+
+/** Sum of `pick` over the parts that ran. */
+function sum<T>(items: Array<T | undefined>, pick: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) if (item !== undefined) total += pick(item);
+  return total;
+}
+
+/** Files of parts the cost cap kept from running, or stopped before they answered, join `notReviewed`. */
+function notReviewedOf(plan: PartPlan, outcome: PartsOutcome): string[] {
+  const out = [...plan.notReviewed];
+  const listed = new Set(out);
+  for (const [i, part] of plan.parts.entries()) {
+    const result = outcome.results[i];
+    if (result !== undefined && (result.parsed !== undefined || !result.stopped)) continue;
+    for (const file of part.files) {
+      if (!listed.has(file.path)) {
+        listed.add(file.path);
+        out.push(file.path);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Builds the review result and each kept finding's inline body (the platform's rendering).
+ * `durationMs` (result and receipt) is measured up to this call.
+ */
+export function assembleReview(input: AssembleInput): {
+  result: ExecuteReviewResult;
+  inlineBodies: string[];
+} {
+  const { outcome, plan, triage, meter } = input;
+  const run = outcome.results.find((r) => r?.run)?.run;
+  const skippedPaths = new Set(triage.skipped.map((s) => s.path));
+  const render = (f: Finding): string => renderInlineBody(f, (s, n) => input.platform.renderSuggestion(s, n));
+  const filtered = filterFindings(outcome.comments, input.index, input.botComments, { renderBody: render });
+  const kept = filtered.kept.filter((f) => !skippedPaths.has(f.path));
+  const rejected = filtered.rejected.filter((f) => !skippedPaths.has(f.path));
+  input.onPhase(
+    `${kept.length} inline, ${rejected.length} not in diff, ${filtered.duplicates.length} already posted`,
+  );
+
+  const notReviewed = notReviewedOf(plan, outcome);
+  const durationMs = Date.now() - input.started;
+  const receipt = buildReceipt({
+    model: run?.model ?? '',
+    agentRuns: sum(outcome.results, (r) => r.runs),
+    turns: sum(outcome.results, (r) => r.turns),
+    toolCalls: sum(outcome.results, (r) => r.toolCalls),
+    tokens: meter.tokens(),
+    costUsd: meter.costUsd(),
+    durationMs,
+    reviewedFiles: triage.kept.length - notReviewed.length,
+    skipped: triage.skipped,
+    notReviewed,
+    capped: meter.capped,
+  });
+  const summary =
+    outcome.results.length === 0
+      ? triage.skipped.length > 0
+        ? `Nothing to review: all ${triage.skipped.length} changed files were skipped (see the receipt).`
+        : 'Nothing to review: the pull request changes no files.'
+      : [outcome.summary, ...outcome.unparsed].filter((text) => text !== '').join('\n\n');
+  const before = meter.capped && input.maxCostUsd !== undefined ? [cappedNotice(input.maxCostUsd)] : [];
+  const result: ExecuteReviewResult = {
+    summary,
+    findings: kept,
+    rejected,
+    body: buildReviewBody(summary || '_The reviewer produced no output._', rejected, {
+      before,
+      after: [renderReceipt(receipt)],
+    }),
+    sessionId: run?.sessionId ?? '',
+    model: run?.model ?? '',
+    usage: meter.usage(),
+    durationMs,
+    warnings: [],
+    receipt,
+  };
+  return { result, inlineBodies: kept.map(render) };
+}

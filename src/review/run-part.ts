@@ -1,0 +1,117 @@
+/**
+ * One part of a review (CONTRACT §15): one agent run over one part's annotated diff, re-asked at
+ * most twice when its output cannot be parsed (CONTRACT §7). Usage goes to the review's meter as
+ * it happens; a run stopped by the review's cost cap ends the part cleanly with what it has.
+ */
+import type {
+  AgentEvent,
+  AgentRunOptions,
+  AgentRunResult,
+  AgentRunner,
+  ConversationMessage,
+} from '../agent/types.js';
+import { AgentError } from '../errors.js';
+import { parseReviewOutput, type ParseOutcome } from './parse-output.js';
+import { buildReaskPrompt } from './prompt.js';
+import type { UsageMeter } from './usage-meter.js';
+
+/** Maximum re-asks when the model's output cannot be parsed (CONTRACT §7). */
+export const MAX_REASKS = 2;
+
+/** What every part of one review shares. */
+export interface PartRunContext {
+  runner: AgentRunner;
+  /** Run options common to every part (workspace, system prompt, tools, turn limit). */
+  base: Pick<AgentRunOptions, 'workspaceDir' | 'systemPrompt' | 'tools' | 'maxTurns'>;
+  /** Aborted when the review is cancelled or its cost cap is reached. */
+  signal: AbortSignal;
+  /** True when `signal` was aborted by the cost cap (the part then ends without an error). */
+  cappedNow: () => boolean;
+  meter: UsageMeter;
+  /** Progress of the agent. */
+  onEvent: (event: AgentEvent) => void;
+  /** A phase message (re-asks). */
+  onPhase: (message: string) => void;
+  /** Source of run ids for the meter, unique within the review. */
+  nextRunId: () => number;
+}
+
+/** Input of one part. */
+export interface PartInput {
+  prompt: string;
+  history: ConversationMessage[];
+  resumeSessionId?: string | undefined;
+  /** `part 2/5`, for messages; empty for a single-part review. */
+  label: string;
+}
+
+/** What one part produced. */
+export interface PartResult {
+  /** The parsed review, or the parse failure of the last attempt; undefined when no run finished. */
+  parsed?: ParseOutcome;
+  /** The last finished run. */
+  run?: AgentRunResult;
+  /** Agent runs started (first run plus re-asks). */
+  runs: number;
+  turns: number;
+  toolCalls: number;
+  /** True when the cost cap stopped this part. */
+  stopped: boolean;
+}
+
+/**
+ * Runs one part: the review prompt, then re-asks while the output does not parse.
+ * @throws AgentError (or any runner error) unless the review's cost cap aborted the run.
+ */
+export async function runReviewPart(ctx: PartRunContext, input: PartInput): Promise<PartResult> {
+  const result: PartResult = { runs: 0, turns: 0, toolCalls: 0, stopped: false };
+  const once = async (prompt: string, history: ConversationMessage[], resume?: string): Promise<boolean> => {
+    if (ctx.signal.aborted) {
+      result.stopped = ctx.cappedNow();
+      if (!result.stopped) throw new AgentError('agent run aborted');
+      return false;
+    }
+    const runId = ctx.nextRunId();
+    result.runs++;
+    let turns = 0;
+    const onEvent = (event: AgentEvent): void => {
+      if (event.type === 'usage') ctx.meter.update(runId, event.usage);
+      else if (event.type === 'tool_call') result.toolCalls++;
+      else if (event.type === 'turn') turns = event.turn;
+      ctx.onEvent(event);
+    };
+    try {
+      const run = await ctx.runner.run({
+        ...ctx.base,
+        prompt,
+        history,
+        ...(resume ? { resumeSessionId: resume } : {}),
+        onEvent,
+        signal: ctx.signal,
+      });
+      ctx.meter.finish(runId, run);
+      result.turns += run.turns;
+      result.run = run;
+      result.parsed = parseReviewOutput(run.submitted ?? run.text);
+      return true;
+    } catch (error) {
+      result.turns += turns;
+      if (ctx.cappedNow()) {
+        result.stopped = true;
+        return false;
+      }
+      throw error;
+    }
+  };
+
+  if (!(await once(input.prompt, input.history, input.resumeSessionId))) return result;
+  for (let attempt = 1; result.parsed && !result.parsed.ok && attempt <= MAX_REASKS; attempt++) {
+    const where = input.label ? ` (${input.label})` : '';
+    ctx.onPhase(
+      `the review${where} could not be parsed (${result.parsed.error}); asking again (${attempt}/${MAX_REASKS})`,
+    );
+    const previous = result.run!;
+    if (!(await once(buildReaskPrompt(result.parsed.error), previous.messages, previous.sessionId))) break;
+  }
+  return result;
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentRunOptions, AgentRunResult, AgentRunner } from '../agent/types.js';
+import type { PullRequestInfo } from '../platforms/types.js';
+import { toFileDiffs } from './diff.js';
+import { createPartSession } from './part-session.js';
+import { DEFAULT_LIMITS } from './limits.js';
+import { planParts } from './parts.js';
+import { runParts } from './run-parts.js';
+
+const pr: PullRequestInfo = {
+  repoFullName: 'acme/widgets',
+  number: 1,
+  title: 't',
+  body: '',
+  state: 'open',
+  authorUsername: 'a',
+  headBranch: 'f',
+  headSha: 'a'.repeat(40),
+  baseBranch: 'main',
+  baseSha: 'b'.repeat(40),
+  headCloneUrl: 'https://example.com/acme/widgets.git',
+  headRepoFullName: 'acme/widgets',
+  isFork: false,
+  htmlUrl: 'https://example.com/acme/widgets/pull/1',
+};
+
+/** A runner that answers each part with one finding on the first file of its prompt, slowly, counting runs in flight. */
+function stubRunner(stats: { inFlight: number; max: number; prompts: string[] }): AgentRunner {
+  return {
+    async run(options: AgentRunOptions): Promise<AgentRunResult> {
+      stats.inFlight++;
+      stats.max = Math.max(stats.max, stats.inFlight);
+      stats.prompts.push(options.prompt);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      stats.inFlight--;
+      const path = /=== (\S+) \(/.exec(options.prompt)?.[1] ?? '';
+      const usage = { inputTokens: 1000, outputTokens: 10 };
+      options.onEvent?.({ type: 'usage', usage });
+      const submitted = {
+        summary: 'part done',
+        comments: [
+          { path, line: 1, body: 'same finding' },
+          { path: 'shared.ts', line: 1, body: 'repeated in every part' },
+        ],
+      };
+      return { text: '', submitted, sessionId: 's', model: 'm', usage, turns: 1, messages: [] };
+    },
+  };
+}
+
+describe('runParts', () => {
+  it('runs one agent per part, at most max_parallel_runs at once, and merges their output', async () => {
+    const files = toFileDiffs(
+      Array.from({ length: 10 }, (_, i) => ({
+        path: `dir${i}/file${i}.ts`,
+        status: 'added' as const,
+        additions: 300,
+        deletions: 0,
+        patch: `@@ -0,0 +1,300 @@\n${Array.from({ length: 300 }, (_, j) => `+const line${j} = ${'x'.repeat(40)};`).join('\n')}`,
+      })),
+    );
+    const plan = planParts(files, { maxDiffTokens: 6000, maxParts: 20 });
+    expect(plan.parts.length).toBeGreaterThan(3);
+    const stats = { inFlight: 0, max: 0, prompts: [] as string[] };
+    const runner = stubRunner(stats);
+    const session = createPartSession({
+      runner,
+      base: { workspaceDir: '/tmp', systemPrompt: 's', tools: [], maxTurns: 3 },
+      limits: { ...DEFAULT_LIMITS, maxParallelRuns: 2 },
+      onEvent: () => {},
+      onPhase: () => {},
+    });
+    const outcome = await runParts({
+      context: session.context,
+      parts: plan.parts,
+      pr,
+      existingComments: [],
+      userPrompt: '',
+      history: [],
+      maxParallelRuns: 2,
+    });
+    expect(stats.prompts).toHaveLength(plan.parts.length);
+    expect(stats.max).toBe(2);
+    expect(stats.prompts[0]).toContain(`This is part 1 of ${plan.parts.length}`);
+    expect(outcome.results.every((r) => r?.parsed?.ok)).toBe(true);
+    expect(outcome.comments).toHaveLength(2 * plan.parts.length);
+    expect(outcome.summary.split('\n\n')).toHaveLength(plan.parts.length);
+    expect(session.meter.tokens().input).toBe(1000 * plan.parts.length);
+  });
+});

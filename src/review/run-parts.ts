@@ -1,0 +1,100 @@
+/**
+ * Runs a review's parts (CONTRACT §15): one agent run per part, at most `review.max_parallel_runs`
+ * at once, under the review's cost cap; then merges what they found into one summary and one list
+ * of proposed comments (the caller filters and posts ONE review).
+ */
+import type { ConversationMessage } from '../agent/types.js';
+import type { ExistingComment, PullRequestInfo } from '../platforms/types.js';
+import { annotateDiff } from './annotate.js';
+import type { DiffPart } from './parts.js';
+import { buildReviewPrompt } from './prompt.js';
+import { runReviewPart, type PartResult, type PartRunContext } from './run-part.js';
+import type { ProposedComment } from './types.js';
+
+/** Input of `runParts`. */
+export interface RunPartsInput {
+  context: PartRunContext;
+  parts: DiffPart[];
+  pr: PullRequestInfo;
+  existingComments: ExistingComment[];
+  userPrompt: string;
+  history: ConversationMessage[];
+  resumeSessionId?: string | undefined;
+  /** `review.max_parallel_runs`. */
+  maxParallelRuns: number;
+}
+
+/** The merged outcome of every part. */
+export interface PartsOutcome {
+  /** Per part, in part order; `undefined` for a part never started (cost cap). */
+  results: Array<PartResult | undefined>;
+  /** Parts whose review parsed. */
+  summary: string;
+  comments: ProposedComment[];
+  /** Raw text of parts whose output never parsed, for the body. */
+  unparsed: string[];
+}
+
+/** Runs `tasks` with at most `limit` in flight, in order of start; resolves when all settle. */
+async function pool<T>(count: number, limit: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results = new Array<T>(count);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (next < count && failure === undefined) {
+      const i = next++;
+      try {
+        results[i] = await task(i);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, count)) }, worker));
+  if (failure) throw failure.error;
+  return results;
+}
+
+/**
+ * Runs every part and merges the results. A single part keeps the conversation (`history`,
+ * `resumeSessionId`); several parts each start from `history`, and only the first resumes.
+ * @throws the first part's error other than a stop by the cost cap.
+ */
+export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
+  const count = input.parts.length;
+  const results = await pool<PartResult | undefined>(count, input.maxParallelRuns, async (i) => {
+    if (input.context.signal.aborted && input.context.cappedNow()) return undefined;
+    const part = input.parts[i]!;
+    const prompt = buildReviewPrompt({
+      pr: input.pr,
+      annotatedDiff: annotateDiff(part.files, { maxChars: Number.MAX_SAFE_INTEGER }),
+      existingComments: input.existingComments,
+      userPrompt: input.userPrompt,
+      part: { index: i + 1, count },
+    });
+    return runReviewPart(input.context, {
+      prompt,
+      history: input.history,
+      resumeSessionId: i === 0 ? input.resumeSessionId : undefined,
+      label: count > 1 ? `part ${i + 1}/${count}` : '',
+    });
+  });
+
+  const summaries: string[] = [];
+  const comments: ProposedComment[] = [];
+  const unparsed: string[] = [];
+  for (const [i, result] of results.entries()) {
+    const parsed = result?.parsed;
+    if (parsed?.ok) {
+      const summary = parsed.output.summary.trim();
+      if (summary) summaries.push(count > 1 ? `**Part ${i + 1} of ${count}.** ${summary}` : summary);
+      comments.push(...parsed.output.comments);
+    } else if (parsed && result?.run) {
+      const raw = (
+        result.run.text || (result.run.submitted ? JSON.stringify(result.run.submitted) : '')
+      ).trim();
+      if (raw) unparsed.push(raw);
+    }
+  }
+  return { results, summary: summaries.join('\n\n'), comments, unparsed };
+}

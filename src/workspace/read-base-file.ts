@@ -1,0 +1,60 @@
+/**
+ * Reads one file of a pull request's BASE commit through git in the review's workspace (a shallow
+ * clone of the head branch): the commit is fetched by SHA (depth 1) when the clone lacks it, then
+ * `git show <sha>:<path>`. Rules a pull request is reviewed by (e.g. `.gitattributes`) come from
+ * the base commit, never from the head the pull request controls.
+ */
+import type { GitCredentials } from '../platforms/types.js';
+import type { SecretMasker } from '../secrets.js';
+import { runGit } from './git.js';
+
+/** Input of `readBaseFile`. */
+export interface ReadBaseFileOptions {
+  /** The workspace (a git clone). */
+  dir: string;
+  /** Full SHA of the base commit. */
+  sha: string;
+  /** Repository-relative path, e.g. `.gitattributes`. */
+  path: string;
+  /** Remote to fetch the commit from (the workspace's `origin`) and its credentials. */
+  cloneUrl: string;
+  credentials: GitCredentials;
+  masker?: SecretMasker;
+  signal?: AbortSignal;
+}
+
+/** Time limit of each git call, ms: reading one small file must not hold a review up. */
+const TIMEOUT_MS = 60_000;
+
+/**
+ * The file's text at `sha`, or `undefined` when the commit has no such file, the SHA is not a
+ * SHA, or the commit cannot be fetched (then the caller proceeds without the file).
+ */
+export async function readBaseFile(options: ReadBaseFileOptions): Promise<string | undefined> {
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(options.sha)) return undefined;
+  const common = {
+    cwd: options.dir,
+    timeoutMs: TIMEOUT_MS,
+    ...(options.masker ? { masker: options.masker } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const present = await runGit(['cat-file', '-e', `${options.sha}^{commit}`], common).then(
+    () => true,
+    () => false,
+  );
+  if (!present) {
+    const fetched = await runGit(['fetch', '--quiet', '--depth', '1', '--no-tags', 'origin', options.sha], {
+      ...common,
+      credentials: options.credentials,
+      credentialUrl: options.cloneUrl,
+    }).then(
+      () => true,
+      () => false,
+    );
+    if (!fetched) return undefined;
+  }
+  return runGit(['show', `${options.sha}:${options.path}`], common).then(
+    (result) => result.stdout,
+    () => undefined,
+  );
+}

@@ -4,6 +4,7 @@
  * twice), filter the findings. Posts nothing; used by the CLI and the webhook REVIEWER alike.
  */
 import { REVIEWER_TOOLS } from '../agent/tools/names.js';
+import { withoutHarnessText } from '../agent/tools/submitted-review.js';
 import type { AgentEvent, AgentRunResult, AgentRunner, ConversationMessage } from '../agent/types.js';
 import type { Logger } from '../logger.js';
 import type { Platform, PullRequestInfo } from '../platforms/types.js';
@@ -190,7 +191,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       };
     } else {
       phase('parse', 'the review is still not valid JSON; posting the raw text');
-      const raw = (run.text || (run.submitted ? JSON.stringify(run.submitted) : '')).trim();
+      // Tool answers the model echoed (`Review submitted.`) are harness text, never a review.
+      const raw = withoutHarnessText(run.text || (run.submitted ? JSON.stringify(run.submitted) : ''));
       result = {
         summary: raw,
         findings: [],

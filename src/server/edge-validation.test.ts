@@ -276,5 +276,7 @@ describe('webhook edge: hostile values in signed real payloads', () => {
     // platform; the fakes know no such repository and answer 404, which the dispatcher only logs.
     await expect.poll(() => h.github.requests.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
     await expect.poll(() => h.gitlab.requests.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    expect(h.github.violations).toEqual([]);
+    expect(h.gitlab.violations).toEqual([]);
   });
 });

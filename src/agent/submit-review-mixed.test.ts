@@ -143,5 +143,7 @@ describe('Claude Code runner: submit_review with mixed valid and invalid comment
     ]);
     expect(result.submitted).toBeDefined();
     expectMixedReview(result);
+    // The conversation keeps the review itself, not the echoed tool answer.
+    expect(result.messages.at(-1)).toEqual({ role: 'assistant', content: JSON.stringify(result.submitted) });
   });
 });

@@ -280,3 +280,32 @@ describe('webhook edge: hostile values in signed real payloads', () => {
     expect(h.gitlab.violations).toEqual([]);
   });
 });
+
+describe('webhook edge: a GitLab note names the bot only where GitLab usernames end', () => {
+  let h: EdgeHarness;
+  beforeAll(async () => {
+    h = await startEdgeHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it.each([
+    [`@${EDGE.reviewer}_ hi`, 'ignored'],
+    [`@${EDGE.reviewer}.x hi`, 'ignored'],
+    [`@${EDGE.reviewer}-x hi`, 'ignored'],
+    [`mail@${EDGE.reviewer}.com hi`, 'ignored'],
+    [`\`@${EDGE.reviewer}\` hi`, 'ignored'],
+    [`thanks @${EDGE.reviewer}. Please look`, 'accepted'],
+  ])('%j → %s', async (note, status) => {
+    const hook = withUser(mergeRequestNoteHook()) as { object_attributes: Record<string, unknown> };
+    hook.object_attributes.note = note;
+    const before = h.jobs.length;
+    const answer = await postGitLab(h, 'Note Hook', hook);
+    expect(answer).toEqual({
+      status: 200,
+      json: status === 'accepted' ? { status } : { status, reason: 'no mention of the bot' },
+    });
+    expect(h.jobs.length - before).toBe(status === 'accepted' ? 1 : 0);
+  });
+});

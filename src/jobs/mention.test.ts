@@ -27,20 +27,20 @@ describe("mention rule per platform (each platform's username grammar)", () => {
     ['@rb.', true, true],
     ['thanks @rb. next', true, true],
     ['@rb...', true, true],
-    // `_`: GitLab user rb_; GitHub links no one (its mention filter stops at `_`)
-    ['@rb_', false, false],
-    ['@rb_ hi', false, false],
-    ['@rb_x hi', false, false],
-    // `.` running into a word: GitLab user rb.x; GitHub links no one
-    ['@rb.x', false, false],
-    ['@rb.git', false, false],
-    // GitHub: `..` then a non-word char ends the mention; GitLab: rb..x is a longer path
+    // `_` and `.` continue a GitLab username (rb_, rb.x), not a GitHub one
+    ['@rb_', true, false],
+    ['@rb_ hi', true, false],
+    ['@rb_x hi', true, false],
+    ['@rb.x', true, false],
     ['@rb..x', true, false],
-    // `-`: another user on both
+    // GitLab: no username ends in `.git`, so `@rb.git` is the user rb.gi… — never rb
+    ['@rb.git', true, false],
+    // `-` and digits continue a username on both
     ['@rb-x', false, false],
     ['@rb- hi', false, false],
-    // a team (GitHub) or subgroup (GitLab)
-    ['@rb/team', false, false],
+    ['@rb2 hi', false, false],
+    // `/` is no username character
+    ['@rb/team', true, true],
     // an e-mail address or a word before the @
     ['email@rb.com', false, false],
     ['mail_@rb hi', false, false],
@@ -58,8 +58,8 @@ describe("mention rule per platform (each platform's username grammar)", () => {
   it.each([
     ['github', undefined],
     ['gitlab', 'ignore'],
-  ] as const)("routing on %s uses that platform's grammar (`@rb..x`)", (platform: PlatformName, action) => {
-    const comment = makeComment({ platform, body: '@rb..x look', authorUsername: 'alice' });
+  ] as const)("routing on %s uses that platform's grammar (`@rb_`)", (platform: PlatformName, action) => {
+    const comment = makeComment({ platform, body: '@rb_ look', authorUsername: 'alice' });
     const decision = routeEvent(comment, {
       reviewerUsername: 'rb',
       botIdentities: [],

@@ -146,10 +146,10 @@ function findMention(
  * A mention is `@<username>` (case-insensitive; a `[bot]` suffix may be written or left out for
  * either form of the configured name) where `grammar` (the platform's, `usernameGrammar(platform)`)
  * lets the `@` start a mention (not after a word character: `email@rb.com` is none) and lets the
- * mention end right after the name (on GitLab `@rb_`, `@rb.x`, `@rb-x` name other users while
- * `@rb.` is `rb`; on GitHub `@rb-x` is another user and neither `@rb_` nor `@rb.x` mentions
- * anyone), and that is not inside an inline code span, a ``` or ~~~ fenced code block, or a `>`
- * quote line. When both bots are
+ * mention end right after the name, i.e. what follows does not continue it into another username
+ * (GitHub: letters, digits, `-`, so `@rb-x` is another account and `@rb_` is `rb`; GitLab also `_`
+ * and `.`, so `@rb_`, `@rb.x` are other users while `@rb.` ends a sentence), and that is not inside
+ * an inline code span, a ``` or ~~~ fenced code block, or a `>` quote line. When both bots are
  * mentioned the first mention decides (`worker.bot_username` → worker, `reviewer.bot_username` →
  * reviewer; the reviewer wins a tie, i.e. when both names are the same). The prompt is the body
  * with that one mention removed, trimmed.

@@ -40,12 +40,11 @@ export function isGitHubFullName(fullName: string): boolean {
 }
 
 /**
- * Where a mention ends, after GitHub's own mention filter (`html-pipeline`'s `MentionFilter`:
- * `(?:^|\W)@((?>[a-z0-9][a-z0-9-]*))(?!\/)(?=\.+[ \t\W]|\.+$|[^0-9a-zA-Z_.]|$)`): the name must not
- * be followed by a login character or `-` (another account), `_`, `/` (a team), or by dots that
- * run into a word (`@rb.x`); trailing dots at the end of a sentence (`@rb.`) are fine.
+ * Where a mention ends (CONTRACT §6, "not followed by a username character"): GitHub usernames hold
+ * only letters, digits and hyphens, so the name ends at any other character — `@rb-x` and `@rb2`
+ * are other accounts, while `@rb_`, `@rb.`, `@rb.x` and `@rb/` all name `rb`.
  */
-const GITHUB_MENTION_END = /(?!\/)(?:\.+(?:[^\w]|$)|[^0-9A-Za-z_.-]|$)/my;
+const GITHUB_USERNAME_CHAR = /[A-Za-z0-9-]/;
 
 /** GitHub: the character before `@` must be a non-word character or the start of the text. */
 const WORD_CHAR = /\w/;
@@ -53,9 +52,6 @@ const WORD_CHAR = /\w/;
 /** GitHub's username grammar for mentions (CONTRACT §6). */
 export const GITHUB_USERNAMES: UsernameGrammar = {
   canStartMention: (text, at) => at === 0 || !WORD_CHAR.test(text[at - 1] as string),
-  endsMention(text, end) {
-    GITHUB_MENTION_END.lastIndex = end;
-    return GITHUB_MENTION_END.test(text);
-  },
+  endsMention: (text, end) => end >= text.length || !GITHUB_USERNAME_CHAR.test(text[end] as string),
   isUsername: (name) => /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/.test(name),
 };

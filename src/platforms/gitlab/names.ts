@@ -60,12 +60,12 @@ export function isGitLabProjectPath(path: string): boolean {
 
 /**
  * Where a mention ends, after GitLab's user reference pattern (`User.reference_pattern`:
- * `(?<!\w)@` followed by `FULL_NAMESPACE_FORMAT_REGEX`, matched greedily): the name ends the
- * mention only when what follows cannot extend it into a longer valid username — letters, digits,
- * `_`, `-` and `.` runs that end in a non-dot (`@rb_`, `@rb.x`, `@rb-x` are other users; `@rb.` is
- * `rb`) — nor into a subgroup path (`@rb/team`).
+ * `(?<!\w)@` followed by the namespace format, matched greedily): the name ends the mention only
+ * when what follows cannot extend it into a longer valid username — a run of letters, digits, `_`,
+ * `-` and `.` that ends in a non-dot (`@rb_`, `@rb.x`, `@rb-x` are other users; `@rb.` at the end of
+ * a sentence is `rb`, as no username ends in `.`).
  */
-const GITLAB_MENTION_END = /(?![A-Za-z0-9_.-]*[A-Za-z0-9_-])(?!\/[A-Za-z0-9_.])/y;
+const GITLAB_MENTION_END = /(?![A-Za-z0-9_.-]*[A-Za-z0-9_-])/y;
 
 /** GitLab: `(?<!\w)`, the character before `@` is not a word character. */
 const WORD_CHAR = /\w/;

@@ -47,6 +47,8 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
+# As the CLI's shebang: glibc's mmap threshold fixed at 64 KiB, so memory returns after large bodies.
+ENV GLIBC_TUNABLES=glibc.malloc.mmap_threshold=65536
 WORKDIR /app
 COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules

@@ -46,6 +46,44 @@ describe('parsePrRef', () => {
     expect(() => parsePrRef(ref)).toThrow(/owner\/repo#N/);
   });
 
+  it.each([
+    ['acme/..#7', undefined],
+    ['acme/.#7', undefined],
+    ['../../etc#7', undefined],
+    ['a/.git#7', undefined],
+    ['acme/widgets.git#7', undefined],
+    ['a/b;rm -rf /#7', undefined],
+    [`${'x'.repeat(5000)}/r#7`, undefined],
+    ['acme/wid gets#7', undefined],
+    ['acme//widgets#7', 'gitlab'],
+    ['g/..#7', 'gitlab'],
+    ['g/p.atom#7', 'gitlab'],
+    ['g./p#7', 'gitlab'],
+    ['-acme/widgets#7', 'github'],
+    ['acme_/widgets#7', 'github'],
+    [`acme/${'r'.repeat(101)}#7`, 'github'],
+    ['acme/widgets#2147483648', undefined],
+    ['acme/widgets#9999999999', undefined],
+    ['https://github.com/acme/../pull/7', undefined],
+    ['https://github.com/acme/%2e%2e/pull/7', undefined],
+    ['https://github.com/acme/a.git/pull/7', undefined],
+    ['https://github.com/acme/widgets/pull/2147483648', undefined],
+    ['https://gitlab.example.com/g/p.git/-/merge_requests/3', undefined],
+    ['https://gitlab.example.com/g/%2e%2e/p/-/merge_requests/3', undefined],
+  ] as const)('refuses the hostile name %j (platform %s) with a usage error', (ref, platform) => {
+    expect(() => parsePrRef(ref, platform)).toThrow(UsageError);
+  });
+
+  it.each([
+    ['acme/widgets#2147483647', undefined, 'acme/widgets'],
+    ['octo_acme/.github#1', 'github', 'octo_acme/.github'],
+    ['acme/my.repo-1_x#1', 'github', 'acme/my.repo-1_x'],
+    ['g.dots_/sub-x/p.#1', 'gitlab', 'g.dots_/sub-x/p.'],
+    ['_g/p#1', undefined, '_g/p'],
+  ] as const)('still accepts the valid name %j', (ref, platform, repo) => {
+    expect(parsePrRef(ref, platform).repoFullName).toBe(repo);
+  });
+
   it('rejects a nested path for GitHub and a URL of the other platform', () => {
     expect(() => parsePrRef('a/b/c#3', 'github')).toThrow(/GitHub repositories are owner\/repo/);
     expect(() => parsePrRef('https://github.com/a/b/pull/3', 'gitlab')).toThrow(UsageError);

@@ -1,8 +1,14 @@
 /**
  * `parsePrRef()` (seed "CLI request flow", CONTRACT §2): `owner/repo#N` (GitLab: any
- * `group/subgroup/project#N`) or a pull/merge request URL. Pure; no network.
+ * `group/subgroup/project#N`) or a pull/merge request URL. Pure; no network. Repository names are
+ * checked against the platform's own naming rules (`platforms/github/names.ts`,
+ * `platforms/gitlab/names.ts`: no `.`/`..` segments, no `.git` suffix, no characters outside the
+ * platform's set), and N against 1..2^31-1, the same rules the webhook edge applies.
  */
 import { UsageError } from '../errors.js';
+import { isPrNumber } from '../platforms/git-names.js';
+import { isGitHubFullName } from '../platforms/github/names.js';
+import { isGitLabProjectPath } from '../platforms/gitlab/names.js';
 import type { PlatformName } from '../platforms/types.js';
 
 /** A parsed pull/merge request reference. */
@@ -15,20 +21,20 @@ export interface PrRef {
   host?: string;
 }
 
-const SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
 const EXPECTED = 'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL';
 
 function validNumber(text: string): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
   const n = Number(text);
-  return Number.isSafeInteger(n) ? n : undefined;
+  return isPrNumber(n) ? n : undefined;
 }
 
-function validPath(segments: string[]): boolean {
-  return (
-    segments.length >= 2 &&
-    segments.every((s) => SEGMENT.test(s) && s !== '.' && s !== '..' && !s.endsWith('.git'))
-  );
+/** True when `segments` name a repository of `platform` (either platform's rules when unknown). */
+function validPath(segments: string[], platform?: PlatformName): boolean {
+  const path = segments.join('/');
+  if (platform === 'github') return segments.length === 2 && isGitHubFullName(path);
+  if (platform === 'gitlab') return isGitLabProjectPath(path);
+  return (segments.length === 2 && isGitHubFullName(path)) || isGitLabProjectPath(path);
 }
 
 function fail(ref: string, why?: string): never {
@@ -48,13 +54,13 @@ function parseUrl(ref: string): PrRef {
   if (dash >= 2 && parts[dash + 1] === 'merge_requests') {
     const prNumber = validNumber(parts[dash + 2] ?? '');
     const repo = parts.slice(0, dash);
-    if (prNumber === undefined || !validPath(repo)) fail(ref);
+    if (prNumber === undefined || !validPath(repo, 'gitlab')) fail(ref);
     return { repoFullName: repo.join('/'), prNumber, platform: 'gitlab', host: url.host };
   }
   if (parts.length >= 4 && parts[2] === 'pull') {
     const prNumber = validNumber(parts[3] ?? '');
     const repo = parts.slice(0, 2);
-    if (prNumber === undefined || !validPath(repo)) fail(ref);
+    if (prNumber === undefined || !validPath(repo, 'github')) fail(ref);
     return { repoFullName: repo.join('/'), prNumber, platform: 'github', host: url.host };
   }
   return fail(ref, 'not a pull request or merge request URL');
@@ -75,11 +81,11 @@ export function parsePrRef(ref: string, platform?: PlatformName): PrRef {
   const hash = text.lastIndexOf('#');
   if (hash < 0) fail(ref, 'missing #N');
   const prNumber = validNumber(text.slice(hash + 1));
-  if (prNumber === undefined) fail(ref, 'N must be a whole number >= 1');
+  if (prNumber === undefined) fail(ref, 'N must be a whole number from 1 to 2147483647');
   const segments = text.slice(0, hash).split('/');
-  if (!validPath(segments)) fail(ref, 'bad repository name');
-  if (segments.length > 2 && platform !== 'gitlab') {
+  if (segments.length > 2 && platform !== 'gitlab' && validPath(segments, 'gitlab')) {
     fail(ref, platform ? 'GitHub repositories are owner/repo' : 'nested paths need --platform gitlab');
   }
+  if (!validPath(segments, platform)) fail(ref, 'bad repository name');
   return { repoFullName: segments.join('/'), prNumber };
 }

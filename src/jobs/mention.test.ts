@@ -1,7 +1,84 @@
 import { describe, expect, it } from 'vitest';
-import { extractMention, mentionableText } from './mention.js';
+import { usernameGrammar } from '../platforms/usernames.js';
+import type { PlatformName } from '../platforms/types.js';
+import { makeComment } from './records.test-helper.js';
+import { extractMention as extract, mentionableText, type MentionNames } from './mention.js';
+import { routeEvent } from './route-event.js';
 
 const names = { workerUsername: 'rb-worker', reviewerUsername: 'rb-review' };
+const github = usernameGrammar('github');
+
+/** The platform-independent cases below run with GitHub's grammar. */
+function extractMention(body: string, config: MentionNames) {
+  return extract(body, config, github);
+}
+
+describe("mention rule per platform (each platform's username grammar)", () => {
+  // [body, GitHub: mentions rb?, GitLab: mentions rb?]
+  it.each([
+    ['@rb hi', true, true],
+    ['@RB hi', true, true],
+    ['hi @rb', true, true],
+    ['@rb, please', true, true],
+    ['@rb: please', true, true],
+    ['(@rb)', true, true],
+    ['@rb\nnext line', true, true],
+    // a sentence ending right after the name: no username ends in "."
+    ['@rb.', true, true],
+    ['thanks @rb. next', true, true],
+    ['@rb...', true, true],
+    // `_` and `.` continue a GitLab username (rb_, rb.x), not a GitHub one
+    ['@rb_', true, false],
+    ['@rb_ hi', true, false],
+    ['@rb_x hi', true, false],
+    ['@rb.x', true, false],
+    ['@rb..x', true, false],
+    // GitLab: no username ends in `.git`, so `@rb.git` is the user rb.gi… — never rb
+    ['@rb.git', true, false],
+    // `-` and digits continue a username on both
+    ['@rb-x', false, false],
+    ['@rb- hi', false, false],
+    ['@rb2 hi', false, false],
+    // `/` is no username character
+    ['@rb/team', true, true],
+    // an e-mail address or a word before the @
+    ['email@rb.com', false, false],
+    ['mail_@rb hi', false, false],
+    ['x@rb', false, false],
+    // code
+    ['`@rb`', false, false],
+    ['```\n@rb\n```', false, false],
+    ['> @rb', false, false],
+  ] as const)('%j → GitHub %s, GitLab %s', (body, onGitHub, onGitLab) => {
+    const rb = { reviewerUsername: 'rb' };
+    expect(extract(body, rb, usernameGrammar('github')) !== undefined).toBe(onGitHub);
+    expect(extract(body, rb, usernameGrammar('gitlab')) !== undefined).toBe(onGitLab);
+  });
+
+  it.each([
+    ['github', undefined],
+    ['gitlab', 'ignore'],
+  ] as const)("routing on %s uses that platform's grammar (`@rb_`)", (platform: PlatformName, action) => {
+    const comment = makeComment({ platform, body: '@rb_ look', authorUsername: 'alice' });
+    const decision = routeEvent(comment, {
+      reviewerUsername: 'rb',
+      botIdentities: [],
+      allowedRepos: [],
+      triggers: [],
+    });
+    expect(decision.action).toBe(action ?? 'job');
+  });
+
+  it('GitLab: a bot whose own name holds `.` or `_` is found, and not inside a longer name', () => {
+    const gitlab = usernameGrammar('gitlab');
+    expect(extract('@rb.bot_x hi', { reviewerUsername: 'rb.bot_x' }, gitlab)).toEqual({
+      botType: 'reviewer',
+      prompt: 'hi',
+    });
+    expect(extract('@rb.bot_xy hi', { reviewerUsername: 'rb.bot_x' }, gitlab)).toBeUndefined();
+    expect(extract('@rb.bot hi', { reviewerUsername: 'rb' }, gitlab)).toBeUndefined();
+  });
+});
 
 describe('extractMention', () => {
   it.each([

@@ -1,8 +1,10 @@
 /**
  * Mention extraction (seed `extract_mention`, CONTRACT §6): finds the first `@<bot username>` in a
  * comment body that is outside Markdown code (inline code spans, ``` / ~~~ fenced blocks) and
- * outside `>` quote lines, and turns it into a Mention (bot type + prompt).
+ * outside `>` quote lines, and turns it into a Mention (bot type + prompt). Where a mention starts
+ * and ends is the platform's own rule (its `UsernameGrammar`, declared in `src/platforms`).
  */
+import type { UsernameGrammar } from '../platforms/usernames.js';
 import type { BotType, Mention } from './types.js';
 
 /** The configured bot usernames (`worker.bot_username`, `reviewer.bot_username`). */
@@ -10,14 +12,6 @@ export interface MentionNames {
   workerUsername?: string | undefined;
   reviewerUsername?: string | undefined;
 }
-
-/** A character that may continue a username (GitHub and GitLab logins: letters, digits, `-`). */
-const USERNAME_CHAR = /[A-Za-z0-9-]/;
-/**
- * A character that, right before `@`, makes it part of a word or an e-mail address
- * (`ops@reviewbot.io`) rather than a mention.
- */
-const WORD_BEFORE_AT = /[A-Za-z0-9_.+-]/;
 
 /** `[bot]`, the suffix of GitHub App accounts (`<app-slug>[bot]`). */
 const BOT_SUFFIX = '[bot]';
@@ -131,13 +125,16 @@ function mentionPattern(username: string): RegExp | undefined {
 }
 
 /** Where `@<username>` first occurs in `text` as a mention: offset and matched length. */
-function findMention(text: string, username: string): { index: number; length: number } | undefined {
+function findMention(
+  text: string,
+  username: string,
+  grammar: UsernameGrammar,
+): { index: number; length: number } | undefined {
   const pattern = mentionPattern(username);
   if (!pattern) return undefined;
   for (const match of text.matchAll(pattern)) {
-    const before = match.index > 0 ? (text[match.index - 1] as string) : '';
-    const after = text[match.index + match[0].length] ?? '';
-    if (WORD_BEFORE_AT.test(before) || USERNAME_CHAR.test(after)) continue;
+    const end = match.index + match[0].length;
+    if (!grammar.canStartMention(text, match.index) || !grammar.endsMention(text, end)) continue;
     return { index: match.index, length: match[0].length };
   }
   return undefined;
@@ -147,8 +144,11 @@ function findMention(text: string, username: string): { index: number; length: n
  * Extracts the mention of a bot from a comment body (CONTRACT §6).
  *
  * A mention is `@<username>` (case-insensitive; a `[bot]` suffix may be written or left out for
- * either form of the configured name) that is not followed by a username character
- * (`[A-Za-z0-9-]`), not preceded by a word or e-mail character (`[A-Za-z0-9_.+-]`), and not inside
+ * either form of the configured name) where `grammar` (the platform's, `usernameGrammar(platform)`)
+ * lets the `@` start a mention (not after a word character: `email@rb.com` is none) and lets the
+ * mention end right after the name, i.e. what follows does not continue it into another username
+ * (GitHub: letters, digits, `-`, so `@rb-x` is another account and `@rb_` is `rb`; GitLab also `_`
+ * and `.`, so `@rb_`, `@rb.x` are other users while `@rb.` ends a sentence), and that is not inside
  * an inline code span, a ``` or ~~~ fenced code block, or a `>` quote line. When both bots are
  * mentioned the first mention decides (`worker.bot_username` → worker, `reviewer.bot_username` →
  * reviewer; the reviewer wins a tie, i.e. when both names are the same). The prompt is the body
@@ -156,7 +156,11 @@ function findMention(text: string, username: string): { index: number; length: n
  *
  * @returns the Mention, or undefined when no configured bot is mentioned.
  */
-export function extractMention(body: string, names: MentionNames): Mention | undefined {
+export function extractMention(
+  body: string,
+  names: MentionNames,
+  grammar: UsernameGrammar,
+): Mention | undefined {
   // Most comments mention nobody: skip the Markdown scan then.
   if (!body.includes('@')) return undefined;
   const text = mentionableText(body);
@@ -166,7 +170,7 @@ export function extractMention(body: string, names: MentionNames): Mention | und
     ['worker', names.workerUsername],
   ] as const) {
     if (!username) continue;
-    const found = findMention(text, username);
+    const found = findMention(text, username, grammar);
     if (found) candidates.push({ botType, ...found });
   }
   if (candidates.length === 0) return undefined;

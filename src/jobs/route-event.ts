@@ -3,6 +3,7 @@
  * decision; authorization against `access.allowed_users` comes afterwards, in `handleComment`.
  */
 import type { EventType, ReviewComment } from '../platforms/types.js';
+import { usernameGrammar } from '../platforms/usernames.js';
 import { extractMention } from './mention.js';
 import type { BotType } from './types.js';
 
@@ -42,7 +43,8 @@ export function isBotAuthor(login: string, rules: RouteRules): boolean {
  *    `triggers`, else ignore;
  * 3. a comment by the bot itself (`botIdentities`, the configured usernames) or by any account
  *    whose login ends in `[bot]` → ignore "comment by a bot";
- * 4. no mention of a configured bot (see `extractMention`) → ignore;
+ * 4. no mention of a configured bot (see `extractMention`; the comment's platform decides where a
+ *    username ends) → ignore;
  * 5. otherwise a job for the mentioned bot with the mention's prompt.
  */
 export function routeEvent(comment: ReviewComment, rules: RouteRules): RouteDecision {
@@ -58,10 +60,11 @@ export function routeEvent(comment: ReviewComment, rules: RouteRules): RouteDeci
       : { action: 'ignore', reason: `trigger ${comment.eventType} is not enabled` };
   }
   if (isBotAuthor(comment.authorUsername, rules)) return { action: 'ignore', reason: 'comment by a bot' };
-  const mention = extractMention(comment.body, {
-    reviewerUsername: rules.reviewerUsername,
-    workerUsername: rules.workerUsername,
-  });
+  const mention = extractMention(
+    comment.body,
+    { reviewerUsername: rules.reviewerUsername, workerUsername: rules.workerUsername },
+    usernameGrammar(comment.platform),
+  );
   if (!mention) return { action: 'ignore', reason: 'no mention of the bot' };
   return { action: 'job', botType: mention.botType, prompt: mention.prompt };
 }

@@ -10,7 +10,11 @@ export function ignored(reason: string): WebhookParseResult {
   return { kind: 'ignored', reason };
 }
 
-/** Validates `body` with `schema`; on failure an ignored result naming the first bad field. */
+/**
+ * Validates `body` with `schema`; on failure an ignored result naming the first bad field and, for
+ * the platforms' own naming rules (custom checks), the rule it breaks (`… is invalid: not a GitHub
+ * owner/repo name`). The offending value itself is never echoed: it is untrusted.
+ */
 export function checkPayload<T>(
   schema: z.ZodType<T>,
   event: string,
@@ -20,5 +24,9 @@ export function checkPayload<T>(
   if (parsed.success) return { ok: true, data: parsed.data };
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'payload';
-  return { ok: false, result: ignored(`malformed ${event} payload: ${where} is missing or invalid`) };
+  const why =
+    issue?.code === 'custom' || issue?.code === 'invalid_format'
+      ? `invalid: ${issue.message}`
+      : 'missing or invalid';
+  return { ok: false, result: ignored(`malformed ${event} payload: ${where} is ${why}`) };
 }

@@ -3,6 +3,7 @@
  * at once, under the review's cost cap; then merges what they found into one summary and one list
  * of proposed comments (the caller filters and posts ONE review).
  */
+import { withoutHarnessText } from '../agent/tools/submitted-review.js';
 import type { ConversationMessage } from '../agent/types.js';
 import type { ExistingComment, PullRequestInfo } from '../platforms/types.js';
 import { annotateDiff } from './annotate.js';
@@ -90,8 +91,9 @@ export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
       if (summary) summaries.push(count > 1 ? `**Part ${i + 1} of ${count}.** ${summary}` : summary);
       comments.push(...parsed.output.comments);
     } else if (parsed && result?.run) {
-      const raw = (
-        result.run.text || (result.run.submitted ? JSON.stringify(result.run.submitted) : '')
+      // Tool answers (e.g. `Review submitted.`) are harness text, never a review (issue 16).
+      const raw = withoutHarnessText(
+        result.run.text || (result.run.submitted ? JSON.stringify(result.run.submitted) : ''),
       ).trim();
       if (raw) unparsed.push(raw);
     }

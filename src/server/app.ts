@@ -3,8 +3,11 @@
  * Wiring only: verification and parsing belong to each platform's webhook handler, decisions and
  * queueing to the dispatcher.
  */
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { describeError } from '../errors.js';
+import { createMemoryRelief } from './memory-relief.js';
+import { readBody } from './read-body.js';
 import type { CreateServerOptions } from './types.js';
 import { registerWebhookRoute } from './webhook-route.js';
 
@@ -19,8 +22,8 @@ const REQUEST_TIMEOUT_MS = 60_000;
  * Builds the server; it is not listening yet: the caller runs `listen({ port, host })` and, on
  * shutdown, `close()` (which stops accepting and answers 503 to requests still arriving).
  * Fastify's own logging is off; the server logs one line per webhook through
- * `options.logger`. Every content type is read as a raw Buffer so signatures are checked on the
- * exact bytes. Errors: 404 `{"error":"not found"}` for other routes; 5xx answers carry no detail.
+ * `options.logger`. Every content type is read as a raw Buffer (`readBody`) so signatures are
+ * checked on the exact bytes. Errors: 404 `{"error":"not found"}` for other routes; 5xx answers carry no detail.
  * @throws RangeError when `dedupeCapacity` is not a positive integer.
  */
 export function createServer(options: CreateServerOptions): FastifyInstance {
@@ -38,14 +41,25 @@ export function createServer(options: CreateServerOptions): FastifyInstance {
   });
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // Memory comes back after large bodies (see `memory-relief.ts`).
+  const relief = createMemoryRelief();
+  app.addHook('onClose', (_instance, done) => {
+    relief.close();
+    done();
+  });
+  // Each chunk is copied into one Buffer of the declared length as it arrives (see `read-body.ts`).
+  app.addContentTypeParser('*', (_request: FastifyRequest, payload: IncomingMessage) =>
+    readBody(payload, resolved.bodyLimitBytes, relief.noteChunk),
+  );
 
-  const { isWebhookPlatform } = registerWebhookRoute(app, resolved);
+  const { isWebhookPlatform } = registerWebhookRoute(app, resolved, relief);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     const platform = (request.params as { platform?: unknown } | undefined)?.platform;
     if (status === 413) {
+      // A streamed body over the limit was read up to the limit before this answer.
+      relief.noteBody(resolved.bodyLimitBytes);
       if (typeof platform === 'string' && isWebhookPlatform(platform)) metrics.webhook(platform, 'too_large');
       logger.warn({ platform, url: request.url }, 'webhook too large');
       return reply.header('connection', 'close').code(413).send({ error: 'request body too large' });

@@ -39,3 +39,16 @@ describe('createDeliveryCache', () => {
     expect(() => createDeliveryCache(capacity)).toThrow(RangeError);
   });
 });
+
+describe('delivery ids of any length', () => {
+  it('recognises a long id again and forgets it, holding it as a digest', () => {
+    const cache = createDeliveryCache(10);
+    const long = `${'d'.repeat(8 * 1024)}-1`;
+    expect(cache.seen(long)).toBe(false);
+    expect(cache.seen(long)).toBe(true);
+    expect(cache.seen(`${'d'.repeat(8 * 1024)}-2`)).toBe(false);
+    cache.forget(long);
+    expect(cache.seen(long)).toBe(false);
+    expect(cache.size()).toBe(2);
+  });
+});

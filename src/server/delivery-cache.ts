@@ -1,7 +1,11 @@
 /**
  * Bounded memory of recently seen webhook delivery ids (CONTRACT §5 "a delivery id seen before"):
- * least-recently-seen ids are evicted first once `capacity` ids are held.
+ * least-recently-seen ids are evicted first once `capacity` ids are held. The delivery id header is
+ * not covered by the signature, so a replayed body may carry any id up to the header size limit:
+ * ids longer than a GUID-like 64 characters are held as their SHA-256 digest, so each entry costs at
+ * most about 150 bytes whatever the sender writes.
  */
+import { createHash } from 'node:crypto';
 
 /** A set of recent delivery ids of fixed maximum size. */
 export interface DeliveryCache {
@@ -16,9 +20,17 @@ export interface DeliveryCache {
   size(): number;
 }
 
+/** Longest id held as it is; longer ones are held as a digest. */
+const MAX_KEPT_ID = 64;
+
+function keyOf(id: string): string {
+  return id.length <= MAX_KEPT_ID ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`;
+}
+
 /**
  * Creates a delivery cache holding at most `capacity` ids (a `Set` in insertion order: O(1) per
- * call, about 100 bytes per GUID id, so 10 000 ids take about 1 MB).
+ * call, about 100 bytes per GUID id and at most about 150 per id of any length, so 10 000 ids take
+ * about 1.5 MB).
  * @throws RangeError when `capacity` is not a positive integer.
  */
 export function createDeliveryCache(capacity: number): DeliveryCache {
@@ -27,7 +39,8 @@ export function createDeliveryCache(capacity: number): DeliveryCache {
   }
   const ids = new Set<string>();
   return {
-    seen(id) {
+    seen(rawId) {
+      const id = keyOf(rawId);
       if (ids.has(id)) {
         ids.delete(id);
         ids.add(id);
@@ -41,7 +54,7 @@ export function createDeliveryCache(capacity: number): DeliveryCache {
       return false;
     },
     forget(id) {
-      ids.delete(id);
+      ids.delete(keyOf(id));
     },
     size: () => ids.size,
   };

@@ -10,6 +10,7 @@ import { describeError } from '../errors.js';
 import type { Platform, WebhookHandler, WebhookRequest } from '../platforms/types.js';
 import { decodeWebhookBody } from './decode-body.js';
 import { createDeliveryCache } from './delivery-cache.js';
+import type { MemoryRelief } from './memory-relief.js';
 import type { CreateServerOptions } from './types.js';
 
 interface WebhookRoute {
@@ -45,11 +46,13 @@ export type WebhookRouteOptions = Required<CreateServerOptions>;
  * Registers `POST /webhooks/:platform` on `app` for every platform of `options.platforms` that has a
  * webhook handler. Records `metrics.webhook(platform, outcome)` for each answered delivery of a known
  * platform and logs one line per webhook (accepted: info on the delivery's child logger).
+ * Each body's size goes to `relief` (large bodies leave garbage a quiet server never collects).
  * Returns `isWebhookPlatform`, for the server's error handler (413 from the streamed body).
  */
 export function registerWebhookRoute(
   app: FastifyInstance,
   options: WebhookRouteOptions,
+  relief: MemoryRelief,
 ): { isWebhookPlatform: (name: string) => boolean } {
   const { dispatch, metrics, logger } = options;
   const limit = options.bodyLimitBytes;
@@ -80,6 +83,7 @@ export function registerWebhookRoute(
     const receiver = receivers.get(name);
     if (!receiver) return reply.code(404).send({ error: 'unknown platform' });
     const rawBody = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    relief.noteBody(rawBody.length);
     const webhookRequest: WebhookRequest = { headers: flatHeaders(request.headers), rawBody };
     const { handler } = receiver;
 

@@ -71,10 +71,15 @@ describe('Dockerfile', () => {
     const bin = (
       JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: { reviewbot: string } }
     ).bin.reviewbot;
-    // The wrapper passes the Node flags of the CLI's shebang (`#!/usr/bin/env -S node <flags>`).
+    // The wrapper passes the Node flags of the CLI's shebang
+    // (`#!/usr/bin/env -S [NAME=VALUE ...] node <flags>`); the image sets its variables with ENV.
     const shebang = readFileSync(path.join(ROOT, 'src/cli/index.ts'), 'utf8').split('\n')[0] ?? '';
-    const flags = /^#!\/usr\/bin\/env -S node(.*)$/.exec(shebang)?.[1] ?? ' <no shebang>';
+    const parts = /^#!\/usr\/bin\/env -S ((?:\S+=\S+ )*)node(.*)$/.exec(shebang);
+    const flags = parts?.[2] ?? ' <no shebang>';
     expect(final).toContain(`exec node${flags} /app/${bin} "$@"`);
+    for (const assignment of (parts?.[1] ?? '').trim().split(' ').filter(Boolean)) {
+      expect(final).toMatch(new RegExp(`^ENV ${assignment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    }
     expect(final).toContain('> /usr/local/bin/reviewbot');
     expect(final).toContain('COPY --from=build /app/dist/src ./dist/src');
   });

@@ -20,6 +20,7 @@ import { runAttempt, type Attempt, type AttemptInput } from './run-attempt.js';
 import { describeRunFailure, isResumeFailure } from './run-failure.js';
 import { loadClaudeAgentSdk, type ClaudeAgentSdk } from './sdk-loader.js';
 import { safeEmitter, workspaceRoot } from '../run-support.js';
+import { isHarnessText } from '../tools/submitted-review.js';
 
 /** Default time limit of one run, ms (30 minutes). */
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
@@ -130,7 +131,8 @@ export function createClaudeCodeRunner(options: ClaudeCodeRunnerOptions): AgentR
     }
     const result = state.result;
     const text = result?.subtype === 'success' ? masker.mask(result.result) : '';
-    const answer = text !== '' ? text : submitted === undefined ? '' : JSON.stringify(submitted);
+    // The conversation remembers the review, not the model echoing the tool's answer.
+    const answer = submitted !== undefined && isHarnessText(text) ? JSON.stringify(submitted) : text;
     const messages: ConversationMessage[] = [
       ...history,
       { role: 'user', content: runOptions.prompt },

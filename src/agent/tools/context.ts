@@ -1,6 +1,6 @@
 /** What every agent tool of one run shares: the workspace, the Bash home, the masker, the sink. */
 import type { SecretMasker } from '../../secrets.js';
-import type { SubmitReviewInput } from './submit-review.js';
+import type { SubmitReviewInput } from './submitted-review.js';
 import { ToolError } from './tool-error.js';
 
 /** Per-run context handed to the tool factories. */

@@ -70,6 +70,7 @@ export async function runReviewCommand(
       logger,
       masker,
       onEvent: progress,
+      reviewSettings: config.review,
     });
 
     outcome.result.warnings = [...warnings, ...outcome.result.warnings];

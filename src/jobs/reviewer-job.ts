@@ -18,7 +18,8 @@ import { sessionKeyOf, type JobPayload } from './types.js';
 /** What a REVIEWER job did. */
 export interface ReviewerJobOutcome {
   review: ReviewOutcome;
-  posted: PostedReview;
+  /** Undefined when nothing was posted (a trigger on the already-reviewed head, §13). */
+  posted?: PostedReview;
 }
 
 /**
@@ -51,8 +52,14 @@ export async function processReviewerComment(
     logger: ctx.logger,
     masker: ctx.masker,
     onEvent: logProgress(ctx.logger),
+    reviewSettings: ctx.config.review,
+    trigger: comment.commentType === 'lifecycle' ? 'lifecycle' : 'request',
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
+  if (review.skipped) {
+    ctx.logger.info({ headSha: review.commitSha }, 'head already reviewed; nothing posted');
+    return { review };
+  }
   ctx.metrics.agentTokens('reviewer', review.result.usage);
   const posted = await postReview(platform, review, replyTargetOf(comment), ctx.logger);
   ctx.logger.info(

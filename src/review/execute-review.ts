@@ -10,13 +10,15 @@ import type { Platform, PullRequestInfo } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { prepareWorkspace, withWorkspaceLock, workspacePath } from '../workspace/workspace.js';
 import { annotateDiff } from './annotate.js';
-import { buildReviewBody, renderInlineBody } from './body.js';
+import { buildReviewBody, renderInlineBody, type ReviewBodyExtras } from './body.js';
 import { DiffIndex } from './diff-index.js';
 import { toFileDiffs } from './diff.js';
 import { filterFindings } from './filter.js';
+import { memoryExtras, prepareMemory, settleMemory, type ReviewTrigger } from './memory/index.js';
 import { parseReviewOutput, type ParseOutcome } from './parse-output.js';
 import { buildReaskPrompt, buildReviewPrompt, buildReviewSystemPrompt } from './prompt.js';
-import type { ExecuteReviewResult, TokenUsage } from './types.js';
+import type { ServerReviewSettings } from './repo-rules.js';
+import type { ExecuteReviewResult, IncrementalInfo, TokenUsage } from './types.js';
 
 /** Phases reported while a review runs. */
 export type ReviewPhase = 'pull-request' | 'workspace' | 'diff' | 'agent' | 'parse' | 'filter';
@@ -50,6 +52,10 @@ export interface ExecuteReviewInput {
   masker?: SecretMasker;
   onEvent?: (event: ReviewEvent) => void;
   signal?: AbortSignal;
+  /** The server's `review.*` settings (§13, §14); default: incremental, nothing ignored. */
+  reviewSettings?: ServerReviewSettings;
+  /** `lifecycle` for a trigger (an unchanged head runs no agent), `request` (default) when asked. */
+  trigger?: ReviewTrigger;
 }
 
 /** The result plus what posting and the session store need. */
@@ -62,6 +68,10 @@ export interface ReviewOutcome {
   messages: ConversationMessage[];
   /** The platform's rendering of each kept finding's inline body, same order as `result.findings`. */
   inlineBodies: string[];
+  /** True when nothing is to be posted: a lifecycle trigger on the already-reviewed head (§13). */
+  skipped?: boolean;
+  /** Body sections of review memory (§13), for a body rebuilt when posting falls back. */
+  bodyExtras?: ReviewBodyExtras;
 }
 
 function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
@@ -123,11 +133,25 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
 
     const fileDiffs = toFileDiffs(files);
     const index = DiffIndex.fromFiles(fileDiffs);
-    const annotated = annotateDiff(fileDiffs);
     phase('diff', `${files.length} files, ${comments.length} existing comments`);
 
     const botNames = new Set([...ownNames, ...(input.botUsernames ?? [])].map((n) => n.toLowerCase()));
     const botComments = comments.filter((c) => botNames.has(c.authorUsername.toLowerCase()));
+    const memory = await prepareMemory({
+      platform,
+      pullRequest,
+      prFiles: files,
+      comments,
+      botNames,
+      ...(input.reviewSettings ? { server: input.reviewSettings } : {}),
+      trigger: input.trigger ?? 'request',
+      logger,
+    });
+    if (memory.skipAgent) {
+      phase('diff', `head ${pullRequest.headSha.slice(0, 12)} was already reviewed; nothing to do`);
+      return skippedOutcome(pullRequest, memory.plan.info, started);
+    }
+    const shownDiff = annotateDiff(toFileDiffs(memory.shownFiles));
 
     const runOptions = {
       workspaceDir: workspace.dir,
@@ -140,12 +164,13 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     phase('agent', 'running the agent');
     let run: AgentRunResult = await input.runner.run({
       ...runOptions,
-      prompt: buildReviewPrompt({
-        pr: pullRequest,
-        annotatedDiff: annotated,
-        existingComments: comments,
-        userPrompt: input.prompt ?? '',
-      }),
+      prompt:
+        buildReviewPrompt({
+          pr: pullRequest,
+          annotatedDiff: shownDiff,
+          existingComments: comments,
+          userPrompt: input.prompt ?? '',
+        }) + (memory.promptExtra ? `\n\n${memory.promptExtra}` : ''),
       history: input.history ?? [],
       ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
     });
@@ -168,6 +193,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
 
     let result: ExecuteReviewResult;
     let inlineBodies: string[] = [];
+    let bodyExtras: ReviewBodyExtras = memoryExtras(memory, pullRequest.headSha);
     if (parsed.ok) {
       const render = (f: Parameters<typeof renderInlineBody>[0]): string =>
         renderInlineBody(f, (s, n) => platform.renderSuggestion(s, n));
@@ -176,12 +202,27 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
         'filter',
         `${filtered.kept.length} inline, ${filtered.rejected.length} not in diff, ${filtered.duplicates.length} already posted`,
       );
-      inlineBodies = filtered.kept.map(render);
+      const settled = await settleMemory({
+        memory,
+        platform,
+        pullRequest,
+        kept: filtered.kept,
+        rejected: filtered.rejected,
+        prFileDiffs: fileDiffs,
+        workspaceDir: workspace.dir,
+        logger,
+      });
+      bodyExtras = settled.extras;
+      inlineBodies = settled.kept.map((f, i) =>
+        [render(f), settled.inlineMarkers[i] ?? ''].filter(Boolean).join('\n\n'),
+      );
       result = {
         summary: parsed.output.summary,
-        findings: filtered.kept,
-        rejected: filtered.rejected,
-        body: buildReviewBody(parsed.output.summary, filtered.rejected),
+        findings: settled.kept,
+        rejected: settled.rejected,
+        repeats: settled.repeats,
+        incremental: memory.plan.info,
+        body: buildReviewBody(parsed.output.summary, settled.rejected, settled.extras),
         sessionId: run.sessionId,
         model: run.model,
         usage,
@@ -195,7 +236,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
         summary: raw,
         findings: [],
         rejected: [],
-        body: raw || '_The reviewer produced no output._',
+        incremental: memory.plan.info,
+        body: buildReviewBody(raw || '_The reviewer produced no output._', [], bodyExtras),
         sessionId: run.sessionId,
         model: run.model,
         usage,
@@ -204,6 +246,37 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       };
     }
     result.durationMs = Date.now() - started;
-    return { result, pullRequest, commitSha: pullRequest.headSha, messages: run.messages, inlineBodies };
+    return {
+      result,
+      pullRequest,
+      commitSha: pullRequest.headSha,
+      messages: run.messages,
+      inlineBodies,
+      bodyExtras,
+    };
   });
+}
+
+/** The outcome of a lifecycle trigger on the already-reviewed head: no agent ran, nothing to post (§13). */
+function skippedOutcome(pullRequest: PullRequestInfo, info: IncrementalInfo, started: number): ReviewOutcome {
+  return {
+    result: {
+      summary: '',
+      findings: [],
+      rejected: [],
+      body: '',
+      sessionId: '',
+      model: '',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      durationMs: Date.now() - started,
+      warnings: [],
+      incremental: info,
+      repeats: [],
+    },
+    pullRequest,
+    commitSha: pullRequest.headSha,
+    messages: [],
+    inlineBodies: [],
+    skipped: true,
+  };
 }

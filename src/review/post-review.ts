@@ -47,7 +47,7 @@ export async function postReview(
         { err: error.message },
         'the platform refused the inline comments; posting them in one comment',
       );
-      const body = buildReviewBody(result.summary, [...result.findings, ...result.rejected]);
+      const body = buildReviewBody(result.summary, [...result.findings, ...result.rejected], outcome.bodyExtras);
       return { kind: 'comment', posted: await platform.postReply(replyTarget, body) };
     }
   }

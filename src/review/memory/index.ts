@@ -1,0 +1,190 @@
+/**
+ * Review memory and repository rules, as two steps of `executeReview` (CONTRACT §13, §14):
+ *
+ * 1. `prepareMemory` — before the diff is built: repository rules from the base commit, the bot's
+ *    memory of the pull request, the plan (full / incremental / unchanged) and the files the model
+ *    is shown (ignored files left out), plus the prompt text the rules and plan add.
+ * 2. `settleMemory` — after the findings are filtered: findings on ignored files dropped, repeats
+ *    dropped, `max_comments` applied, addressed threads resolved, and the body sections, the
+ *    review marker and each inline finding's marker.
+ */
+import type { Logger } from '../../logger.js';
+import type { ExistingComment, Platform, PullRequestFile, PullRequestInfo } from '../../platforms/types.js';
+import type { ReviewBodyExtras } from '../body.js';
+import type { FileDiff } from '../diff.js';
+import {
+  buildRulesPromptSection,
+  ignoreMatcher,
+  loadRepoRules,
+  rulesNotice,
+  type EffectiveRules,
+  type ServerReviewSettings,
+} from '../repo-rules.js';
+import type { Finding } from '../types.js';
+import { addressedSection, findAddressed, resolveAddressed } from './addressed.js';
+import { renderReviewMarker } from './markers.js';
+import { planNotice, planPromptNote, planReview, type ReviewPlan } from './plan.js';
+import { repeatsNotice, splitRepeats } from './repeats.js';
+import { loadMemoryState, type EarlierFinding, type MemoryState } from './state.js';
+
+export { ADDRESSED_HEADING } from './addressed.js';
+export type { EffectiveRules } from '../repo-rules.js';
+
+/** What started the review: a lifecycle trigger (no agent on an unchanged head) or a person asking. */
+export type ReviewTrigger = 'lifecycle' | 'request';
+
+/** Input of `prepareMemory`. */
+export interface PrepareMemoryInput {
+  platform: Platform;
+  pullRequest: PullRequestInfo;
+  /** The pull request's files (base...head). */
+  prFiles: PullRequestFile[];
+  /** Existing comments (conversation, inline, review bodies). */
+  comments: ExistingComment[];
+  /** The bot's own logins, lower-cased. */
+  botNames: Set<string>;
+  /** The server's `review.*` settings; default: incremental on, nothing ignored. */
+  server?: ServerReviewSettings;
+  trigger: ReviewTrigger;
+  logger: Logger;
+}
+
+/** What `prepareMemory` decided. */
+export interface PreparedMemory {
+  rules: EffectiveRules;
+  state: MemoryState;
+  plan: ReviewPlan;
+  /** True for a lifecycle trigger on the already-reviewed head: run no agent, post nothing. */
+  skipAgent: boolean;
+  /** Files the model is shown: the plan's files minus ignored ones. */
+  shownFiles: PullRequestFile[];
+  /** Prompt text to append after the review prompt (plan note, rules, guidelines); may be ''. */
+  promptExtra: string;
+  /** True when `path` matches `review.ignore` (server or repository). */
+  isIgnored(path: string): boolean;
+}
+
+const DEFAULT_SERVER: ServerReviewSettings = { incremental: true, ignore: [] };
+
+/**
+ * Loads rules (base commit) and memory in parallel, then plans the review.
+ * @throws AuthError / PlatformError from the platform (listing threads, comparing commits).
+ */
+export async function prepareMemory(input: PrepareMemoryInput): Promise<PreparedMemory> {
+  const { platform, pullRequest: pr, logger } = input;
+  const server = input.server ?? DEFAULT_SERVER;
+  const [rules, state] = await Promise.all([
+    loadRepoRules({ platform, repoFullName: pr.repoFullName, baseSha: pr.baseSha, server, logger }),
+    loadMemoryState(platform, pr.repoFullName, pr.number, input.comments, input.botNames),
+  ]);
+  let plan = await planReview({
+    platform,
+    repoFullName: pr.repoFullName,
+    headSha: pr.headSha,
+    lastHead: state.lastReview?.head,
+    incremental: rules.incremental,
+    prFiles: input.prFiles,
+  });
+  const skipAgent = plan.info.mode === 'unchanged' && input.trigger === 'lifecycle';
+  if (plan.info.mode === 'unchanged' && !skipAgent) {
+    // A person asked again on the reviewed head: review the whole pull request (repeats still drop).
+    plan = {
+      info: { ...plan.info, mode: 'full', reason: 'requested again on the already-reviewed head' },
+      files: input.prFiles,
+    };
+  }
+  const isIgnored = ignoreMatcher(rules);
+  const shownFiles = plan.files.filter((f) => !isIgnored(f.path));
+  const promptExtra = [
+    planPromptNote(plan),
+    buildRulesPromptSection(
+      rules,
+      shownFiles.map((f) => f.path),
+    ),
+  ]
+    .filter((p) => p.length > 0)
+    .join('\n\n');
+  logger.info(
+    {
+      mode: plan.info.mode,
+      sinceSha: plan.info.sinceSha,
+      files: shownFiles.length,
+      earlierFindings: state.findings.length,
+    },
+    'review plan',
+  );
+  return { rules, state, plan, skipAgent, shownFiles, promptExtra, isIgnored };
+}
+
+/** Input of `settleMemory`. */
+export interface SettleMemoryInput {
+  memory: PreparedMemory;
+  platform: Platform;
+  pullRequest: PullRequestInfo;
+  /** Findings kept inline by the filter, and the rejected ones (for the body). */
+  kept: Finding[];
+  rejected: Finding[];
+  /** The pull request's parsed diff (base...head), for fingerprints. */
+  prFileDiffs: FileDiff[];
+  /** Head checkout, to tell whether an open finding's code still exists. */
+  workspaceDir: string;
+  logger: Logger;
+  /** Time of the review marker (default now). */
+  now?: Date;
+}
+
+/** What `settleMemory` produced. */
+export interface SettledMemory {
+  kept: Finding[];
+  /** Hidden marker to append to each kept finding's inline body (same order; '' for none). */
+  inlineMarkers: string[];
+  rejected: Finding[];
+  repeats: Finding[];
+  /** Threads resolved as addressed. */
+  resolved: EarlierFinding[];
+  /** Sections for `buildReviewBody`. */
+  extras: Required<ReviewBodyExtras>;
+}
+
+/** Body sections and the review marker for a review that ran no agent or could not be parsed. */
+export function memoryExtras(
+  memory: PreparedMemory,
+  headSha: string,
+  now = new Date(),
+): Required<ReviewBodyExtras> {
+  return {
+    before: [planNotice(memory.plan), rulesNotice(memory.rules)].filter((s) => s.length > 0),
+    after: [],
+    markers: [renderReviewMarker({ head: headSha, at: now.toISOString() })],
+  };
+}
+
+/**
+ * Applies memory and rules to the filtered findings and resolves addressed threads.
+ * Resolution failures are logged, never thrown.
+ */
+export async function settleMemory(input: SettleMemoryInput): Promise<SettledMemory> {
+  const { memory, pullRequest: pr, logger } = input;
+  const files = new Map(input.prFileDiffs.map((f) => [f.path, f]));
+  const visible = input.kept.filter((f) => !memory.isIgnored(f.path));
+  const split = splitRepeats(visible, files, memory.state.findings);
+  const limit = memory.rules.maxComments;
+  const kept = limit === undefined ? split.fresh : split.fresh.slice(0, limit);
+  const overflow = limit === undefined ? [] : split.fresh.slice(limit);
+  const rejected = [...input.rejected.filter((f) => !memory.isIgnored(f.path)), ...overflow];
+  const reviewed = new Set(memory.shownFiles.map((f) => f.path));
+  const addressed = await findAddressed(memory.state.findings, reviewed, input.workspaceDir);
+  const resolved = await resolveAddressed(input.platform, pr.repoFullName, pr.number, addressed, logger);
+  const extras = memoryExtras(memory, pr.headSha, input.now);
+  extras.after.push(
+    ...[repeatsNotice(split.repeats), addressedSection(resolved)].filter((s) => s.length > 0),
+  );
+  return {
+    kept,
+    inlineMarkers: split.markers.slice(0, kept.length),
+    rejected,
+    repeats: split.repeats,
+    resolved,
+    extras,
+  };
+}

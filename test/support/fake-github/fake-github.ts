@@ -14,7 +14,7 @@ import { createGitService } from './git-service.js';
 import { appRoutes } from './handlers-app.js';
 import { commentRoutes } from './handlers-comments.js';
 import { memoryRoutes } from './handlers-memory.js';
-import { listThreads } from './graphql.js';
+import { isGraphqlMutation, listThreads } from './graphql.js';
 import { pullRoutes } from './handlers-pulls.js';
 import { reviewRoutes } from './handlers-reviews.js';
 import type { FakeServices } from './route-types.js';
@@ -126,7 +126,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         (r) =>
           r.method !== 'GET' &&
           r.method !== 'HEAD' &&
-          r.operationId !== 'apps/create-installation-access-token',
+          r.operationId !== 'apps/create-installation-access-token' &&
+          !(r.operationId === 'graphql' && !isGraphqlMutation(r.body)),
       ),
     addRepository(owner, repo, bareRepoPath, defaultBranch) {
       seeder.addRepository(owner, repo, bareRepoPath, defaultBranch);

@@ -33,6 +33,19 @@ function rootIdOf(nodeId: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** True when a recorded GraphQL request body holds a mutation (a write), not a query. */
+export function isGraphqlMutation(body: unknown): boolean {
+  const query = (body as { query?: unknown } | undefined)?.query;
+  if (typeof query !== 'string') return false;
+  try {
+    return parse(query).definitions.some(
+      (d) => d.kind === 'OperationDefinition' && d.operation === 'mutation',
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** A thread as the fake's tests see it. */
 export interface FakeReviewThread {
   id: string;

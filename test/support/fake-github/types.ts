@@ -143,7 +143,7 @@ export interface FakeGitHub {
   readonly reviewThreads: FakeReviewThread[];
   /** Installation tokens minted so far (to check none leaks). */
   readonly installationTokens: string[];
-  /** Requests other than GET/HEAD, leaving out minting installation tokens. */
+  /** Requests other than GET/HEAD, leaving out minting installation tokens and GraphQL queries. */
   writeRequests(): RecordedRequest[];
   /** Registers a repository (done by `addPullRequest` too); serves it over git HTTP. */
   addRepository(owner: string, repo: string, bareRepoPath: string, defaultBranch?: string): void;

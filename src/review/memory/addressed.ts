@@ -15,10 +15,13 @@ import type { EarlierFinding } from './state.js';
 /** Heading of the body section listing resolved threads (§13). */
 export const ADDRESSED_HEADING = 'Addressed since the last review';
 
-/** Text of `relative` in the checkout `dir`, or null when it does not exist (or is not a regular file). */
-async function headText(dir: string, relative: string): Promise<string | null> {
+/**
+ * Text of `relative` in the checkout `dir`: null when it does not exist (or is not a regular file),
+ * undefined when the path leaves the checkout (never read, never counted as addressed).
+ */
+async function headText(dir: string, relative: string): Promise<string | null | undefined> {
   const full = path.resolve(dir, relative);
-  if (!full.startsWith(`${path.resolve(dir)}${path.sep}`)) return null;
+  if (!full.startsWith(`${path.resolve(dir)}${path.sep}`)) return undefined;
   try {
     const stat = await lstat(full);
     if (!stat.isFile()) return null;
@@ -42,6 +45,7 @@ export async function findAddressed(
     const { thread, marker } = finding;
     if (thread.resolved || marker.side !== 'RIGHT' || !reviewedPaths.has(thread.path)) continue;
     const text = await headText(workspaceDir, thread.path);
+    if (text === undefined) continue;
     if (text === null || !containsFingerprint(thread.path, text, marker.fp, marker.n)) out.push(finding);
   }
   return out;

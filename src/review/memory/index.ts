@@ -11,7 +11,7 @@
 import type { Logger } from '../../logger.js';
 import type { ExistingComment, Platform, PullRequestFile, PullRequestInfo } from '../../platforms/types.js';
 import type { ReviewBodyExtras } from '../body.js';
-import type { FileDiff } from '../diff.js';
+import { toFileDiffs, type FileDiff } from '../diff.js';
 import {
   buildRulesPromptSection,
   ignoreMatcher,
@@ -24,7 +24,7 @@ import type { Finding } from '../types.js';
 import { addressedSection, findAddressed, resolveAddressed } from './addressed.js';
 import { renderReviewMarker } from './markers.js';
 import { planNotice, planPromptNote, planReview, type ReviewPlan } from './plan.js';
-import { repeatsNotice, splitRepeats } from './repeats.js';
+import { anchoredLines, repeatsNotice, splitRepeats } from './repeats.js';
 import { loadMemoryState, type EarlierFinding, type MemoryState } from './state.js';
 
 export { ADDRESSED_HEADING } from './addressed.js';
@@ -75,7 +75,7 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
   const server = input.server ?? DEFAULT_SERVER;
   const [rules, state] = await Promise.all([
     loadRepoRules({ platform, repoFullName: pr.repoFullName, baseSha: pr.baseSha, server, logger }),
-    loadMemoryState(platform, pr.repoFullName, pr.number, input.comments, input.botNames),
+    loadMemoryState(platform, pr.repoFullName, pr.number, input.comments, input.botNames, logger),
   ]);
   let plan = await planReview({
     platform,
@@ -88,10 +88,7 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
   const skipAgent = plan.info.mode === 'unchanged' && input.trigger === 'lifecycle';
   if (plan.info.mode === 'unchanged' && !skipAgent) {
     // A person asked again on the reviewed head: review the whole pull request (repeats still drop).
-    plan = {
-      info: { ...plan.info, mode: 'full', reason: 'requested again on the already-reviewed head' },
-      files: input.prFiles,
-    };
+    plan = { info: { sinceSha: plan.info.sinceSha, mode: 'full' }, files: input.prFiles };
   }
   const isIgnored = ignoreMatcher(rules);
   const shownFiles = plan.files.filter((f) => !isIgnored(f.path));
@@ -114,6 +111,32 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
     'review plan',
   );
   return { rules, state, plan, skipAgent, shownFiles, promptExtra, isIgnored };
+}
+
+/**
+ * In an incremental review the model numbers LEFT lines in the file of the last reviewed head, while
+ * the platform anchors LEFT comments in the base file. A LEFT finding stays inline only when the
+ * text it anchors is the same in both diffs; otherwise it goes to the body (never to a wrong line).
+ */
+function checkLeftAnchors(
+  memory: PreparedMemory,
+  kept: Finding[],
+  prFiles: Map<string, FileDiff>,
+): { kept: Finding[]; misplaced: Finding[] } {
+  if (memory.plan.info.mode !== 'incremental') return { kept, misplaced: [] };
+  const shown = new Map(toFileDiffs(memory.shownFiles).map((f) => [f.path, f]));
+  const out = { kept: [] as Finding[], misplaced: [] as Finding[] };
+  for (const finding of kept) {
+    if (finding.side !== 'LEFT') {
+      out.kept.push(finding);
+      continue;
+    }
+    const seen = anchoredLines(finding, shown);
+    const real = anchoredLines(finding, prFiles);
+    const same = seen.length > 0 && seen.length === real.length && seen.every((line, i) => line === real[i]);
+    (same ? out.kept : out.misplaced).push(finding);
+  }
+  return out;
 }
 
 /** Input of `settleMemory`. */
@@ -166,12 +189,13 @@ export function memoryExtras(
 export async function settleMemory(input: SettleMemoryInput): Promise<SettledMemory> {
   const { memory, pullRequest: pr, logger } = input;
   const files = new Map(input.prFileDiffs.map((f) => [f.path, f]));
-  const visible = input.kept.filter((f) => !memory.isIgnored(f.path));
+  const { kept: anchored, misplaced } = checkLeftAnchors(memory, input.kept, files);
+  const visible = anchored.filter((f) => !memory.isIgnored(f.path));
   const split = splitRepeats(visible, files, memory.state.findings);
   const limit = memory.rules.maxComments;
   const kept = limit === undefined ? split.fresh : split.fresh.slice(0, limit);
   const overflow = limit === undefined ? [] : split.fresh.slice(limit);
-  const rejected = [...input.rejected.filter((f) => !memory.isIgnored(f.path)), ...overflow];
+  const rejected = [...input.rejected, ...misplaced, ...overflow].filter((f) => !memory.isIgnored(f.path));
   const reviewed = new Set(memory.shownFiles.map((f) => f.path));
   const addressed = await findAddressed(memory.state.findings, reviewed, input.workspaceDir);
   const resolved = await resolveAddressed(input.platform, pr.repoFullName, pr.number, addressed, logger);

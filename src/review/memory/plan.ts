@@ -4,6 +4,7 @@
  * only X..head), or `full` (no earlier review, incremental reviews off, or X is not an ancestor after
  * a force-push or rebase; the reason is stated).
  */
+import { AuthError } from '../../errors.js';
 import type { Platform, PullRequestFile } from '../../platforms/types.js';
 import type { IncrementalInfo } from '../types.js';
 
@@ -35,7 +36,8 @@ export function shortSha(sha: string): string {
 /**
  * Plans the review. The incremental files are the changes X..head restricted to the pull request's
  * own files (so changes merged in from the base branch are not reviewed again).
- * @throws AuthError / PlatformError from the platform's compare call.
+ * A failed comparison (other than AuthError) gives a full review that names the failure.
+ * @throws AuthError from the platform's compare call.
  */
 export async function planReview(input: PlanInput): Promise<ReviewPlan> {
   const { lastHead, headSha, prFiles } = input;
@@ -47,7 +49,14 @@ export async function planReview(input: PlanInput): Promise<ReviewPlan> {
   if (!lastHead || !input.incremental) return full();
   if (lastHead === headSha) return { info: { sinceSha: lastHead, mode: 'unchanged' }, files: prFiles };
   if (!input.platform.compareCommits) return full('this platform cannot compare commits');
-  const compared = await input.platform.compareCommits(input.repoFullName, lastHead, headSha);
+  let compared: Awaited<ReturnType<NonNullable<Platform['compareCommits']>>>;
+  try {
+    compared = await input.platform.compareCommits(input.repoFullName, lastHead, headSha);
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    return full(`the changes since ${shortSha(lastHead)} could not be compared (${detail})`);
+  }
   if (!compared || compared.status !== 'ahead') {
     return full(
       `the previously reviewed head ${shortSha(lastHead)} is not an ancestor of ${shortSha(headSha)} (force-push or rebase)`,

@@ -4,6 +4,8 @@
  * inline threads with their finding markers and resolved/outdated state. Nothing is stored anywhere
  * else, so the CLI, standalone and cluster mode share it.
  */
+import { AuthError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 import type { ExistingComment, Platform, ReviewThread } from '../../platforms/types.js';
 import { parseFindingMarker, parseReviewMarkers, type FindingMarker, type ReviewMarker } from './markers.js';
 
@@ -52,8 +54,9 @@ export function earlierFindings(threads: ReviewThread[], botNames: Set<string>):
 
 /**
  * Loads the memory: the review marker from `comments` (already fetched by the review) and the
- * threads from `listReviewThreads` (none when the platform cannot list them).
- * @throws AuthError / PlatformError from the platform.
+ * threads from `listReviewThreads` (none when the platform cannot list them). With a `logger`, a
+ * failure to list threads other than AuthError is logged and the memory has no threads.
+ * @throws AuthError from the platform; PlatformError too when no `logger` is given.
  */
 export async function loadMemoryState(
   platform: Platform,
@@ -61,8 +64,19 @@ export async function loadMemoryState(
   prNumber: number,
   comments: ExistingComment[],
   botNames: Set<string>,
+  logger?: Logger,
 ): Promise<MemoryState> {
-  const threads = platform.listReviewThreads ? await platform.listReviewThreads(repoFullName, prNumber) : [];
+  let threads: ReviewThread[] = [];
+  try {
+    threads = platform.listReviewThreads ? await platform.listReviewThreads(repoFullName, prNumber) : [];
+  } catch (error) {
+    // Without the threads the review still runs; it just cannot drop repeats or resolve threads.
+    if (error instanceof AuthError || !logger) throw error;
+    logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'could not list review threads',
+    );
+  }
   const lastReview = lastReviewMarker(comments, botNames);
   return { ...(lastReview ? { lastReview } : {}), findings: earlierFindings(threads, botNames) };
 }

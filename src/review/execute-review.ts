@@ -14,7 +14,14 @@ import { buildReviewBody, renderInlineBody, type ReviewBodyExtras } from './body
 import { DiffIndex } from './diff-index.js';
 import { toFileDiffs } from './diff.js';
 import { filterFindings } from './filter.js';
-import { memoryExtras, prepareMemory, settleMemory, type ReviewTrigger } from './memory/index.js';
+import {
+  memoryExtras,
+  prepareMemory,
+  settleMemory,
+  stripMarkers,
+  withoutMarkers,
+  type ReviewTrigger,
+} from './memory/index.js';
 import { parseReviewOutput, type ParseOutcome } from './parse-output.js';
 import { buildReaskPrompt, buildReviewPrompt, buildReviewSystemPrompt } from './prompt.js';
 import type { ServerReviewSettings } from './repo-rules.js';
@@ -191,6 +198,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       parsed = parseReviewOutput(run.submitted ?? run.text);
     }
 
+    if (parsed.ok) parsed = { ...parsed, output: withoutMarkers(parsed.output) };
     let result: ExecuteReviewResult;
     let inlineBodies: string[] = [];
     let bodyExtras: ReviewBodyExtras = memoryExtras(memory, pullRequest.headSha);
@@ -231,7 +239,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       };
     } else {
       phase('parse', 'the review is still not valid JSON; posting the raw text');
-      const raw = (run.text || (run.submitted ? JSON.stringify(run.submitted) : '')).trim();
+      const raw = stripMarkers(run.text || (run.submitted ? JSON.stringify(run.submitted) : '')).trim();
       result = {
         summary: raw,
         findings: [],

@@ -28,6 +28,7 @@ import { anchoredLines, repeatsNotice, splitRepeats } from './repeats.js';
 import { loadMemoryState, type EarlierFinding, type MemoryState } from './state.js';
 
 export { ADDRESSED_HEADING } from './addressed.js';
+export { stripMarkers, withoutMarkers } from './markers.js';
 export type { EffectiveRules } from '../repo-rules.js';
 
 /** What started the review: a lifecycle trigger (no agent on an unchanged head) or a person asking. */

@@ -60,3 +60,26 @@ export function parseFindingMarker(body: string): FindingMarker | undefined {
   if (!fp || (side !== 'RIGHT' && side !== 'LEFT') || !n) return undefined;
   return { fp, side, n: Number(n) };
 }
+
+/** Anything shaped like one of the bot's markers, forged or not. */
+const ANY_MARKER = /<!--\s*reviewbot:[\s\S]*?-->/g;
+
+/**
+ * `text` without anything shaped like a bot marker. Applied to what the model writes, so text from
+ * the pull request that the model echoes cannot plant a marker in the bot's own posts (e.g. a fake
+ * "already reviewed this head" that would silence the next trigger).
+ */
+export function stripMarkers(text: string): string {
+  return text.replace(ANY_MARKER, '');
+}
+
+/** A model's review with every marker-shaped text removed from its summary and comment bodies. */
+export function withoutMarkers<T extends { summary: string; comments: Array<{ body: string }> }>(
+  output: T,
+): T {
+  return {
+    ...output,
+    summary: stripMarkers(output.summary),
+    comments: output.comments.map((c) => ({ ...c, body: stripMarkers(c.body) })),
+  };
+}

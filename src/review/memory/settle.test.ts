@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../logger.js';
+import type { Platform, PullRequestFile, PullRequestInfo, ReviewThread } from '../../platforms/types.js';
+import { toFileDiffs } from '../diff.js';
+import type { Finding } from '../types.js';
+import { fingerprintLines } from './fingerprint.js';
+import { prepareMemory, settleMemory } from './index.js';
+
+const HEAD = 'c'.repeat(40);
+const PR: PullRequestInfo = {
+  repoFullName: 'o/r',
+  number: 5,
+  title: 't',
+  body: '',
+  state: 'open',
+  authorUsername: 'alice',
+  headBranch: 'f',
+  headSha: HEAD,
+  baseBranch: 'main',
+  baseSha: 'b'.repeat(40),
+  headCloneUrl: '',
+  headRepoFullName: 'o/r',
+  isFork: false,
+  htmlUrl: '',
+};
+const FILES: PullRequestFile[] = [
+  {
+    path: 'src/a.ts',
+    status: 'added',
+    additions: 3,
+    deletions: 0,
+    patch: '@@ -0,0 +1,3 @@\n+one\n+two\n+three',
+  },
+  { path: 'gen/out.ts', status: 'added', additions: 1, deletions: 0, patch: '@@ -0,0 +1 @@\n+generated' },
+];
+
+describe('settleMemory', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'settle-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('applies ignore and max_comments from the base rules, drops repeats, resolves addressed threads', async () => {
+    const resolved: string[] = [];
+    const threads: ReviewThread[] = [
+      {
+        id: 'old',
+        path: 'src/a.ts',
+        resolved: false,
+        outdated: false,
+        authorUsername: 'bot',
+        body: `Earlier <!-- reviewbot:finding fp=${fingerprintLines('src/a.ts', ['one'])} side=RIGHT n=1 -->`,
+      },
+    ];
+    const platform = {
+      getFileContent: (_r: string, p: string) =>
+        Promise.resolve(
+          p === '.reviewbot.yaml' ? 'review:\n  ignore: ["gen/**"]\n  max_comments: 1\n' : null,
+        ),
+      listReviewThreads: () => Promise.resolve(threads),
+      resolveThread: (_r: string, _n: number, id: string) => {
+        resolved.push(id);
+        return Promise.resolve();
+      },
+    } as unknown as Platform;
+    const memory = await prepareMemory({
+      platform,
+      pullRequest: PR,
+      prFiles: FILES,
+      comments: [],
+      botNames: new Set(['bot']),
+      trigger: 'lifecycle',
+      logger: silentLogger(),
+    });
+    expect(memory.shownFiles.map((f) => f.path)).toEqual(['src/a.ts']);
+    const kept: Finding[] = [
+      { path: 'src/a.ts', line: 1, side: 'RIGHT', body: 'Same code, new words' },
+      { path: 'src/a.ts', line: 2, side: 'RIGHT', body: 'Second' },
+      { path: 'src/a.ts', line: 3, side: 'RIGHT', body: 'Third' },
+      { path: 'gen/out.ts', line: 1, side: 'RIGHT', body: 'On an ignored file' },
+    ];
+    // src/a.ts does not exist in the checkout `dir`: the earlier finding's code is gone.
+    const settled = await settleMemory({
+      memory,
+      platform,
+      pullRequest: PR,
+      kept,
+      rejected: [{ path: 'gen/out.ts', line: 9, side: 'RIGHT', body: 'ignored too' }],
+      prFileDiffs: toFileDiffs(FILES),
+      workspaceDir: dir,
+      logger: silentLogger(),
+      now: new Date('2026-11-25T08:00:00Z'),
+    });
+    expect(settled.kept.map((f) => f.body)).toEqual(['Second']);
+    expect(settled.rejected.map((f) => f.body)).toEqual(['Third']);
+    expect(settled.repeats.map((f) => f.body)).toEqual(['Same code, new words']);
+    expect(resolved).toEqual(['old']);
+    expect(settled.extras.markers).toEqual([
+      `<!-- reviewbot:review head=${HEAD} at=2026-11-25T08:00:00.000Z -->`,
+    ]);
+    expect(settled.extras.after.join('\n')).toContain('### Addressed since the last review');
+  });
+});

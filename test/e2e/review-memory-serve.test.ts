@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGitHub, type FakeGitHub, type GitHubPullRequest } from '../support/fake-github/index.js';
+import { sendGitLabWebhook, startFakeGitLab, type FakeGitLab } from '../support/fake-gitlab/index.js';
 import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
 import { sendGitHubWebhook, startServe, type ServeProcess } from '../support/serve-process.js';
 import { issueCommentPayload, pullRequestPayload } from './github-payloads.js';
@@ -129,5 +130,95 @@ describe('reviewbot serve: review memory with pr_push', () => {
     );
     expect(llm.requests.length).toBe(calls + 1);
     expect(github.violations).toEqual([]);
+  });
+});
+
+describe('reviewbot serve on GitLab: review memory with pr_push', () => {
+  const GL_TOKEN = 'glpat-memoryServeTokenThatMustNeverLeak1';
+  const HOOK = 'gitlab-memory-hook-secret-0123456789';
+  const PROJECT = 'acme/geo/calc';
+  let root: ReturnType<typeof tempRoot>;
+  let gitlab: FakeGitLab;
+  let llm: FakeLlm;
+  let server: ServeProcess;
+  let repo: MemoryRepo;
+  let hookUrl: string;
+
+  const botNotes = () =>
+    gitlab.notes.filter((n) => n.author === 'reviewbot-gl' && n.type === null).map((n) => n.body);
+  const hook = async (action: string, oldrev?: string) =>
+    sendGitLabWebhook(
+      hookUrl,
+      'Merge Request Hook',
+      await gitlab.mergeRequestHook(PROJECT, 3, action, oldrev),
+      {
+        token: HOOK,
+      },
+    );
+
+  beforeAll(async () => {
+    root = tempRoot();
+    repo = createMemoryRepo(root.path, 'acme/calc');
+    repo.push1();
+    gitlab = await startFakeGitLab({ token: GL_TOKEN, username: 'reviewbot-gl' });
+    await gitlab.addMergeRequest({
+      project: PROJECT,
+      iid: 3,
+      bareRepoPath: repo.bare,
+      sourceBranch: 'feature',
+      targetBranch: 'main',
+      title: 'Calc',
+    });
+    llm = await startFakeAnthropic({ apiKey: LLM_KEY });
+    server = await startServe({
+      GITLAB_TOKEN: GL_TOKEN,
+      GITLAB_URL: gitlab.url,
+      GITLAB_WEBHOOK_SECRET: HOOK,
+      REVIEWER_BOT_USERNAME: 'review-bot',
+      REVIEWER_TRIGGERS: 'pr_opened,pr_push',
+      AGENT_PROVIDER: 'anthropic',
+      AGENT_MODEL: 'claude-test',
+      ANTHROPIC_API_KEY: LLM_KEY,
+      ANTHROPIC_BASE_URL: llm.url,
+      WORKSPACE_BASE_DIR: `${root.path}/workspaces`,
+      CLEANUP_INTERVAL_HOURS: '0',
+      HOME: root.path,
+    });
+    hookUrl = `${server.url}/webhooks/gitlab`;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await llm?.close();
+    await gitlab?.close();
+    root?.remove();
+  });
+
+  it('reviews the opened merge request, the push incrementally, and a repeated trigger not at all', async () => {
+    llm.setScript([summaryReply('First look.'), summaryReply('Second look.')]);
+    expect((await hook('open')).json).toEqual({ status: 'accepted' });
+    await waitFor(() => botNotes().some((b) => b.includes('First look.')), 30_000, 'first review');
+    const before = repo.work.revParse();
+    repo.push2();
+    expect((await hook('update', before)).json).toEqual({ status: 'accepted' });
+    const second = await waitFor(
+      () => botNotes().find((b) => b.includes('Second look.')),
+      30_000,
+      'second review',
+    );
+    expect(second).toContain('_Incremental review: changes since');
+    expect(llm.requests.at(-1)!.messages.at(-1)!.text).not.toContain('i <= items.length');
+
+    const calls = llm.requests.length;
+    const notes = botNotes().length;
+    const skipped = server.logs.filter((l) => l.msg === 'head already reviewed; nothing posted').length;
+    expect((await hook('open')).json).toEqual({ status: 'accepted' });
+    await waitFor(
+      () => server.logs.filter((l) => l.msg === 'head already reviewed; nothing posted').length > skipped,
+      30_000,
+      'the skipped job',
+    );
+    expect(llm.requests.length).toBe(calls);
+    expect(botNotes().length).toBe(notes);
+    expect(gitlab.violations).toEqual([]);
   });
 });

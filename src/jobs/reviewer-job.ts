@@ -57,7 +57,10 @@ export async function processReviewerComment(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   if (review.skipped) {
-    ctx.logger.info({ headSha: review.commitSha }, 'head already reviewed; nothing posted');
+    ctx.logger.info(
+      { headSha: review.commitSha },
+      'nothing new to review since the last review; nothing posted',
+    );
     return { review };
   }
   ctx.metrics.agentTokens('reviewer', review.result.usage);

@@ -155,7 +155,10 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       logger,
     });
     if (memory.skipAgent) {
-      phase('diff', `head ${pullRequest.headSha.slice(0, 12)} was already reviewed; nothing to do`);
+      phase(
+        'diff',
+        `nothing new to review since ${(memory.plan.info.sinceSha ?? '').slice(0, 12)}; no agent run`,
+      );
       return skippedOutcome(pullRequest, memory.plan.info, started);
     }
     const shownDiff = annotateDiff(toFileDiffs(memory.shownFiles));

@@ -1,5 +1,5 @@
 /**
- * End to end, review memory in `reviewbot serve` (CONTRACT §13): with `pr_push` enabled, each push
+ * End to end, review memory in `reviewbot serve` on GitHub and GitLab (CONTRACT §13): with `pr_push` enabled, each push
  * is reviewed once and incrementally; a trigger on the already-reviewed head (a redelivered or
  * repeated `synchronize`) runs no agent and posts nothing; a mention on that head still runs.
  */
@@ -15,6 +15,8 @@ import { summaryReply, waitFor } from './serve-fixture.js';
 const TOKEN = 'ghp_memoryServeTokenThatMustNeverLeak0123';
 const SECRET = 'whsec-memory-serve-0123456789';
 const BOT = 'reviewbot-test';
+/** The job's log line when a trigger had nothing new to review (§13). */
+const SKIPPED = 'nothing new to review since the last review; nothing posted';
 
 describe('reviewbot serve: review memory with pr_push', () => {
   let root: ReturnType<typeof tempRoot>;
@@ -93,10 +95,10 @@ describe('reviewbot serve: review memory with pr_push', () => {
   it('a trigger on the reviewed head runs no agent and posts nothing; a mention still runs', async () => {
     const calls = llm.requests.length;
     const posts = botBodies().length;
-    const done = server.logs.filter((l) => l.msg === 'head already reviewed; nothing posted').length;
+    const done = server.logs.filter((l) => l.msg === SKIPPED).length;
     expect((await trigger('synchronize')).json).toMatchObject({ status: 'accepted' });
     await waitFor(
-      () => server.logs.filter((l) => l.msg === 'head already reviewed; nothing posted').length > done,
+      () => server.logs.filter((l) => l.msg === SKIPPED).length > done,
       30_000,
       'the skipped job',
     );
@@ -210,10 +212,10 @@ describe('reviewbot serve on GitLab: review memory with pr_push', () => {
 
     const calls = llm.requests.length;
     const notes = botNotes().length;
-    const skipped = server.logs.filter((l) => l.msg === 'head already reviewed; nothing posted').length;
+    const skipped = server.logs.filter((l) => l.msg === SKIPPED).length;
     expect((await hook('open')).json).toEqual({ status: 'accepted' });
     await waitFor(
-      () => server.logs.filter((l) => l.msg === 'head already reviewed; nothing posted').length > skipped,
+      () => server.logs.filter((l) => l.msg === SKIPPED).length > skipped,
       30_000,
       'the skipped job',
     );

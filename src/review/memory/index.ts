@@ -55,7 +55,10 @@ export interface PreparedMemory {
   rules: EffectiveRules;
   state: MemoryState;
   plan: ReviewPlan;
-  /** True for a lifecycle trigger on the already-reviewed head: run no agent, post nothing. */
+  /**
+   * True for a lifecycle trigger on the already-reviewed head, or with no reviewable change since
+   * the last review: run no agent, post nothing.
+   */
   skipAgent: boolean;
   /** Files the model is shown: the plan's files minus ignored ones. */
   shownFiles: PullRequestFile[];
@@ -86,13 +89,18 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
     incremental: rules.incremental,
     prFiles: input.prFiles,
   });
-  const skipAgent = plan.info.mode === 'unchanged' && input.trigger === 'lifecycle';
-  if (plan.info.mode === 'unchanged' && !skipAgent) {
+  const lifecycle = input.trigger === 'lifecycle';
+  if (plan.info.mode === 'unchanged' && !lifecycle) {
     // A person asked again on the reviewed head: review the whole pull request (repeats still drop).
     plan = { info: { sinceSha: plan.info.sinceSha, mode: 'full' }, files: input.prFiles };
   }
   const isIgnored = ignoreMatcher(rules);
   const shownFiles = plan.files.filter((f) => !isIgnored(f.path));
+  // A trigger with nothing to review — the head already reviewed, or no reviewable change since
+  // (e.g. only the base branch merged in, or only ignored files) — costs no agent run.
+  const skipAgent =
+    lifecycle &&
+    (plan.info.mode === 'unchanged' || (plan.info.mode === 'incremental' && shownFiles.length === 0));
   const promptExtra = [
     planPromptNote(plan),
     buildRulesPromptSection(

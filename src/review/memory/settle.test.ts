@@ -101,4 +101,27 @@ describe('settleMemory', () => {
     ]);
     expect(settled.extras.after.join('\n')).toContain('### Addressed since the last review');
   });
+
+  it('skips a trigger whose only change since the last review is an ignored file', async () => {
+    const last = `<!-- reviewbot:review head=${'d'.repeat(40)} at=2026-11-25T07:00:00.000Z -->`;
+    const platform = {
+      getFileContent: (_r: string, p: string) =>
+        Promise.resolve(p === '.reviewbot.yaml' ? 'review:\n  ignore: ["gen/**"]\n' : null),
+      listReviewThreads: () => Promise.resolve([]),
+      compareCommits: () => Promise.resolve({ status: 'ahead', files: [FILES[1]] }),
+    } as unknown as Platform;
+    const input = {
+      platform,
+      pullRequest: PR,
+      prFiles: FILES,
+      comments: [{ id: '1', kind: 'review' as const, authorUsername: 'bot', body: last, createdAt: '' }],
+      botNames: new Set(['bot']),
+      logger: silentLogger(),
+    };
+    const triggered = await prepareMemory({ ...input, trigger: 'lifecycle' });
+    expect(triggered.plan.info.mode).toBe('incremental');
+    expect(triggered.skipAgent).toBe(true);
+    const asked = await prepareMemory({ ...input, trigger: 'request' });
+    expect(asked.skipAgent).toBe(false);
+  });
 });

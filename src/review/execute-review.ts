@@ -20,6 +20,7 @@ import {
   settleMemory,
   stripMarkers,
   withoutMarkers,
+  type EarlierFinding,
   type ReviewTrigger,
 } from './memory/index.js';
 import { parseReviewOutput, type ParseOutcome } from './parse-output.js';
@@ -79,6 +80,8 @@ export interface ReviewOutcome {
   skipped?: boolean;
   /** Body sections of review memory (§13), for a body rebuilt when posting falls back. */
   bodyExtras?: ReviewBodyExtras;
+  /** The bot's open threads whose code changed (listed in the body): `postReview` resolves them (§13). */
+  addressed?: EarlierFinding[];
 }
 
 function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
@@ -205,6 +208,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     let result: ExecuteReviewResult;
     let inlineBodies: string[] = [];
     let bodyExtras: ReviewBodyExtras = memoryExtras(memory, pullRequest.headSha);
+    let addressed: EarlierFinding[] = [];
     if (parsed.ok) {
       const render = (f: Parameters<typeof renderInlineBody>[0]): string =>
         renderInlineBody(f, (s, n) => platform.renderSuggestion(s, n));
@@ -215,14 +219,13 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       );
       const settled = await settleMemory({
         memory,
-        platform,
         pullRequest,
         kept: filtered.kept,
         rejected: filtered.rejected,
         prFileDiffs: fileDiffs,
         workspaceDir: workspace.dir,
-        logger,
       });
+      addressed = settled.addressed;
       bodyExtras = settled.extras;
       inlineBodies = settled.kept.map((f, i) =>
         [render(f), settled.inlineMarkers[i] ?? ''].filter(Boolean).join('\n\n'),
@@ -264,6 +267,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       messages: run.messages,
       inlineBodies,
       bodyExtras,
+      addressed,
     };
   });
 }

@@ -154,6 +154,10 @@ describe.each([
 
   it('push 3: the open finding whose line changed is resolved and listed', async () => {
     heads.push(repo.push3());
+    // A dry run lists the addressed thread but resolves nothing.
+    const dry = await review(1, submit('The division is guarded now.', []), ['--dry-run']);
+    expect(dry.result.body).toContain('### Addressed since the last review');
+    expect(driver.botThreads(1).filter((t) => t.resolved)).toEqual([]);
     const { result } = await review(1, submit('The division is guarded now.', []));
     expect(result.incremental).toEqual({ sinceSha: heads[1], mode: 'incremental' });
     const threads = driver.botThreads(1);

@@ -5,7 +5,8 @@
  *    memory of the pull request, the plan (full / incremental / unchanged) and the files the model
  *    is shown (ignored files left out), plus the prompt text the rules and plan add.
  * 2. `settleMemory` — after the findings are filtered: findings on ignored files dropped, repeats
- *    dropped, `max_comments` applied, addressed threads resolved, and the body sections, the
+ *    dropped, `max_comments` applied, addressed threads found (resolved by `resolveAddressed`
+ *    once the review is posted, never in a dry run), and the body sections, the
  *    review marker and each inline finding's marker.
  */
 import type { Logger } from '../../logger.js';
@@ -21,7 +22,9 @@ import {
   type ServerReviewSettings,
 } from '../repo-rules.js';
 import type { Finding } from '../types.js';
-import { addressedSection, findAddressed, resolveAddressed } from './addressed.js';
+import { addressedSection, findAddressed } from './addressed.js';
+export { resolveAddressed } from './addressed.js';
+export type { EarlierFinding } from './state.js';
 import { renderReviewMarker } from './markers.js';
 import { planNotice, planPromptNote, planReview, type ReviewPlan } from './plan.js';
 import { anchoredLines, repeatsNotice, splitRepeats } from './repeats.js';
@@ -151,7 +154,6 @@ function checkLeftAnchors(
 /** Input of `settleMemory`. */
 export interface SettleMemoryInput {
   memory: PreparedMemory;
-  platform: Platform;
   pullRequest: PullRequestInfo;
   /** Findings kept inline by the filter, and the rejected ones (for the body). */
   kept: Finding[];
@@ -160,7 +162,6 @@ export interface SettleMemoryInput {
   prFileDiffs: FileDiff[];
   /** Head checkout, to tell whether an open finding's code still exists. */
   workspaceDir: string;
-  logger: Logger;
   /** Time of the review marker (default now). */
   now?: Date;
 }
@@ -172,8 +173,8 @@ export interface SettledMemory {
   inlineMarkers: string[];
   rejected: Finding[];
   repeats: Finding[];
-  /** Threads resolved as addressed. */
-  resolved: EarlierFinding[];
+  /** Open threads of the bot whose code changed: to resolve once the review is posted. */
+  addressed: EarlierFinding[];
   /** Sections for `buildReviewBody`. */
   extras: Required<ReviewBodyExtras>;
 }
@@ -192,11 +193,12 @@ export function memoryExtras(
 }
 
 /**
- * Applies memory and rules to the filtered findings and resolves addressed threads.
+ * Applies memory and rules to the filtered findings and finds the addressed threads (it posts and
+ * resolves nothing).
  * Resolution failures are logged, never thrown.
  */
 export async function settleMemory(input: SettleMemoryInput): Promise<SettledMemory> {
-  const { memory, pullRequest: pr, logger } = input;
+  const { memory, pullRequest: pr } = input;
   const files = new Map(input.prFileDiffs.map((f) => [f.path, f]));
   const { kept: anchored, misplaced } = checkLeftAnchors(memory, input.kept, files);
   const visible = anchored.filter((f) => !memory.isIgnored(f.path));
@@ -207,17 +209,16 @@ export async function settleMemory(input: SettleMemoryInput): Promise<SettledMem
   const rejected = [...input.rejected, ...misplaced, ...overflow].filter((f) => !memory.isIgnored(f.path));
   const reviewed = new Set(memory.shownFiles.map((f) => f.path));
   const addressed = await findAddressed(memory.state.findings, reviewed, input.workspaceDir);
-  const resolved = await resolveAddressed(input.platform, pr.repoFullName, pr.number, addressed, logger);
   const extras = memoryExtras(memory, pr.headSha, input.now);
   extras.after.push(
-    ...[repeatsNotice(split.repeats), addressedSection(resolved)].filter((s) => s.length > 0),
+    ...[repeatsNotice(split.repeats), addressedSection(addressed)].filter((s) => s.length > 0),
   );
   return {
     kept,
     inlineMarkers: split.markers.slice(0, kept.length),
     rejected,
     repeats: split.repeats,
-    resolved,
+    addressed,
     extras,
   };
 }

@@ -83,19 +83,18 @@ describe('settleMemory', () => {
     // src/a.ts does not exist in the checkout `dir`: the earlier finding's code is gone.
     const settled = await settleMemory({
       memory,
-      platform,
       pullRequest: PR,
       kept,
       rejected: [{ path: 'gen/out.ts', line: 9, side: 'RIGHT', body: 'ignored too' }],
       prFileDiffs: toFileDiffs(FILES),
       workspaceDir: dir,
-      logger: silentLogger(),
       now: new Date('2026-11-25T08:00:00Z'),
     });
     expect(settled.kept.map((f) => f.body)).toEqual(['Second']);
     expect(settled.rejected.map((f) => f.body)).toEqual(['Third']);
     expect(settled.repeats.map((f) => f.body)).toEqual(['Same code, new words']);
-    expect(resolved).toEqual(['old']);
+    expect(settled.addressed.map((a) => a.thread.id)).toEqual(['old']);
+    expect(resolved).toEqual([]); // resolved by postReview, once the review is posted
     expect(settled.extras.markers).toEqual([
       `<!-- reviewbot:review head=${HEAD} at=2026-11-25T08:00:00.000Z -->`,
     ]);

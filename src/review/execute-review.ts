@@ -115,24 +115,40 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
   return withWorkspaceLock(dir, async () => {
     phase('workspace', `cloning/updating ${pullRequest.headRepoFullName}@${pullRequest.headBranch}`);
     phase('diff', 'fetching the diff and existing comments');
-    const [workspace, files, comments, ownNames] = await Promise.all([
-      platform.getGitCredentials().then((credentials) =>
-        prepareWorkspace({
-          baseDir: input.baseDir,
-          repoFullName: input.repoFullName,
-          prNumber: input.prNumber,
-          cloneUrl: pullRequest.headCloneUrl,
-          branch: pullRequest.headBranch,
-          credentials,
-          onProgress: (message) => phase('workspace', message),
-          ...(input.masker ? { masker: input.masker } : {}),
-          ...(input.signal ? { signal: input.signal } : {}),
-        }),
-      ),
-      platform.listPullRequestFiles(input.repoFullName, input.prNumber),
-      platform.listComments(input.repoFullName, input.prNumber),
-      platform.getBotUsernames(),
-    ]);
+    const preparing = platform.getGitCredentials().then((credentials) =>
+      prepareWorkspace({
+        baseDir: input.baseDir,
+        repoFullName: input.repoFullName,
+        prNumber: input.prNumber,
+        cloneUrl: pullRequest.headCloneUrl,
+        branch: pullRequest.headBranch,
+        credentials,
+        onProgress: (message) => phase('workspace', message),
+        ...(input.masker ? { masker: input.masker } : {}),
+        ...(input.signal ? { signal: input.signal } : {}),
+      }),
+    );
+    // The diff, the comments and the review memory (rules, threads, comparison) load while git works.
+    const loading = (async () => {
+      const [files, comments, ownNames] = await Promise.all([
+        platform.listPullRequestFiles(input.repoFullName, input.prNumber),
+        platform.listComments(input.repoFullName, input.prNumber),
+        platform.getBotUsernames(),
+      ]);
+      const botNames = new Set([...ownNames, ...(input.botUsernames ?? [])].map((n) => n.toLowerCase()));
+      const memory = await prepareMemory({
+        platform,
+        pullRequest,
+        prFiles: files,
+        comments,
+        botNames,
+        ...(input.reviewSettings ? { server: input.reviewSettings } : {}),
+        trigger: input.trigger ?? 'request',
+        logger,
+      });
+      return { files, comments, botNames, memory };
+    })();
+    const [workspace, { files, comments, botNames, memory }] = await Promise.all([preparing, loading]);
     phase('workspace', `${workspace.action} ${workspace.dir} at ${workspace.headSha.slice(0, 12)}`);
     if (workspace.headSha !== pullRequest.headSha) {
       logger.warn(
@@ -144,19 +160,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     const fileDiffs = toFileDiffs(files);
     const index = DiffIndex.fromFiles(fileDiffs);
     phase('diff', `${files.length} files, ${comments.length} existing comments`);
-
-    const botNames = new Set([...ownNames, ...(input.botUsernames ?? [])].map((n) => n.toLowerCase()));
     const botComments = comments.filter((c) => botNames.has(c.authorUsername.toLowerCase()));
-    const memory = await prepareMemory({
-      platform,
-      pullRequest,
-      prFiles: files,
-      comments,
-      botNames,
-      ...(input.reviewSettings ? { server: input.reviewSettings } : {}),
-      trigger: input.trigger ?? 'request',
-      logger,
-    });
     if (memory.skipAgent) {
       phase(
         'diff',

@@ -123,4 +123,52 @@ describe('settleMemory', () => {
     const asked = await prepareMemory({ ...input, trigger: 'request' });
     expect(asked.skipAgent).toBe(false);
   });
+
+  it('keeps an incremental LEFT finding inline only when its text is the same in the base diff', async () => {
+    // base: x y z; push 1 adds `new1` on top (reviewed at X); push 2 removes z.
+    const prFiles: PullRequestFile[] = [
+      {
+        path: 'a.ts',
+        status: 'modified',
+        additions: 1,
+        deletions: 1,
+        patch: '@@ -1,3 +1,3 @@\n+new1\n x\n y\n-z',
+      },
+      { path: 'b.ts', status: 'modified', additions: 0, deletions: 1, patch: '@@ -1,2 +1,1 @@\n a\n-b' },
+    ];
+    const since: PullRequestFile[] = [
+      { path: 'a.ts', status: 'modified', additions: 0, deletions: 1, patch: '@@ -2,3 +2,2 @@\n x\n y\n-z' },
+      { path: 'b.ts', status: 'modified', additions: 0, deletions: 1, patch: '@@ -1,2 +1,1 @@\n a\n-b' },
+    ];
+    const last = `<!-- reviewbot:review head=${'d'.repeat(40)} at=2026-11-25T07:00:00.000Z -->`;
+    const platform = {
+      getFileContent: () => Promise.resolve(null),
+      listReviewThreads: () => Promise.resolve([]),
+      compareCommits: () => Promise.resolve({ status: 'ahead', files: since }),
+    } as unknown as Platform;
+    const memory = await prepareMemory({
+      platform,
+      pullRequest: PR,
+      prFiles,
+      comments: [{ id: '1', kind: 'review', authorUsername: 'bot', body: last, createdAt: '' }],
+      botNames: new Set(['bot']),
+      trigger: 'request',
+      logger: silentLogger(),
+    });
+    expect(memory.plan.info.mode).toBe('incremental');
+    const settled = await settleMemory({
+      memory,
+      pullRequest: PR,
+      // LEFT 3 is `y` in the shown diff (X numbering) but `z` in the base: it must not go inline.
+      kept: [
+        { path: 'a.ts', line: 3, side: 'LEFT', body: 'About y' },
+        { path: 'b.ts', line: 2, side: 'LEFT', body: 'About b, both numberings agree' },
+      ],
+      rejected: [],
+      prFileDiffs: toFileDiffs(prFiles),
+      workspaceDir: dir,
+    });
+    expect(settled.kept.map((f) => f.body)).toEqual(['About b, both numberings agree']);
+    expect(settled.rejected.map((f) => f.body)).toEqual(['About y']);
+  });
 });

@@ -160,7 +160,10 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     const fileDiffs = toFileDiffs(files);
     const index = DiffIndex.fromFiles(fileDiffs);
     phase('diff', `${files.length} files, ${comments.length} existing comments`);
-    const botComments = comments.filter((c) => botNames.has(c.authorUsername.toLowerCase()));
+    // §7's "identical to one already posted" compares bodies without the hidden markers (§13).
+    const botComments = comments
+      .filter((c) => botNames.has(c.authorUsername.toLowerCase()))
+      .map((c) => ({ ...c, body: stripMarkers(c.body) }));
     if (memory.skipAgent) {
       phase(
         'diff',

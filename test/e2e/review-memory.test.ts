@@ -187,6 +187,14 @@ describe.each([
 
   it('a force-push gets a full review that says why, and repeats still drop', async () => {
     heads.push(repo.forcePush());
+    // The terminal output says it too (a dry run: nothing posted).
+    llm.setScript(
+      submit('Full pass.', [{ path: CALC.path, line: CALC.loopLine.v2, body: 'This loop bound is wrong.' }]),
+    );
+    const human = await runCli(['review', driver.ref(1), '--platform', driver.name, '--dry-run'], env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/Full review: the previously reviewed head [0-9a-f]{12} is not an ancestor/);
+    expect(human.stdout).toMatch(/Raised in an earlier review, not repeated \(1\)\n {2}src\/calc\.ts:13/);
     const { result } = await review(
       1,
       submit('Full pass.', [{ path: CALC.path, line: CALC.loopLine.v2, body: 'This loop bound is wrong.' }]),

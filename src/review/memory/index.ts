@@ -5,9 +5,9 @@
  *    memory of the pull request, the plan (full / incremental / unchanged) and the files the model
  *    is shown (ignored files left out), plus the prompt text the rules and plan add.
  * 2. `settleMemory` — after the findings are filtered: findings on ignored files dropped, repeats
- *    dropped, `max_comments` applied, addressed threads found (resolved by `resolveAddressed`
- *    once the review is posted, never in a dry run), and the body sections, the
- *    review marker and each inline finding's marker.
+ *    dropped, `max_comments` applied, addressed threads found (`postReview` resolves them with
+ *    `resolveAddressed` once the review is posted, never in a dry run), and the body sections,
+ *    the review marker and each inline finding's marker.
  */
 import type { Logger } from '../../logger.js';
 import type { ExistingComment, Platform, PullRequestFile, PullRequestInfo } from '../../platforms/types.js';
@@ -23,14 +23,13 @@ import {
 } from '../repo-rules.js';
 import type { Finding } from '../types.js';
 import { addressedSection, findAddressed } from './addressed.js';
-export { resolveAddressed } from './addressed.js';
-export type { EarlierFinding } from './state.js';
 import { renderReviewMarker } from './markers.js';
 import { planNotice, planPromptNote, planReview, type ReviewPlan } from './plan.js';
 import { anchoredLines, repeatsNotice, splitRepeats } from './repeats.js';
 import { loadMemoryState, type EarlierFinding, type MemoryState } from './state.js';
 
-export { ADDRESSED_HEADING } from './addressed.js';
+export { ADDRESSED_HEADING, resolveAddressed } from './addressed.js';
+export type { EarlierFinding } from './state.js';
 export { stripMarkers, withoutMarkers } from './markers.js';
 export type { EffectiveRules } from '../repo-rules.js';
 
@@ -74,8 +73,10 @@ export interface PreparedMemory {
 const DEFAULT_SERVER: ServerReviewSettings = { incremental: true, ignore: [] };
 
 /**
- * Loads rules (base commit) and memory in parallel, then plans the review.
- * @throws AuthError / PlatformError from the platform (listing threads, comparing commits).
+ * Loads rules (base commit) and memory in parallel, then plans the review. Rules files that cannot
+ * be read, threads that cannot be listed and commits that cannot be compared are logged and the
+ * review goes on (server rules / no earlier findings / a full review).
+ * @throws AuthError from the platform.
  */
 export async function prepareMemory(input: PrepareMemoryInput): Promise<PreparedMemory> {
   const { platform, pullRequest: pr, logger } = input;

@@ -115,19 +115,20 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
   return withWorkspaceLock(dir, async () => {
     phase('workspace', `cloning/updating ${pullRequest.headRepoFullName}@${pullRequest.headBranch}`);
     phase('diff', 'fetching the diff and existing comments');
-    const preparing = platform.getGitCredentials().then((credentials) =>
-      prepareWorkspace({
-        baseDir: input.baseDir,
-        repoFullName: input.repoFullName,
-        prNumber: input.prNumber,
-        cloneUrl: pullRequest.headCloneUrl,
-        branch: pullRequest.headBranch,
-        credentials,
-        onProgress: (message) => phase('workspace', message),
-        ...(input.masker ? { masker: input.masker } : {}),
-        ...(input.signal ? { signal: input.signal } : {}),
-      }),
-    );
+    const prepare = () =>
+      platform.getGitCredentials().then((credentials) =>
+        prepareWorkspace({
+          baseDir: input.baseDir,
+          repoFullName: input.repoFullName,
+          prNumber: input.prNumber,
+          cloneUrl: pullRequest.headCloneUrl,
+          branch: pullRequest.headBranch,
+          credentials,
+          onProgress: (message) => phase('workspace', message),
+          ...(input.masker ? { masker: input.masker } : {}),
+          ...(input.signal ? { signal: input.signal } : {}),
+        }),
+      );
     // The diff, the comments and the review memory (rules, threads, comparison) load while git works.
     const loading = (async () => {
       const [files, comments, ownNames] = await Promise.all([
@@ -148,7 +149,18 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       });
       return { files, comments, botNames, memory };
     })();
-    const [workspace, { files, comments, botNames, memory }] = await Promise.all([preparing, loading]);
+    // A lifecycle trigger decides first whether there is anything to review: a redundant trigger
+    // then costs a few API reads and no git fetch (§13). A person asking gets both at once.
+    const loaded = input.trigger === 'lifecycle' ? await loading : undefined;
+    if (loaded?.memory.skipAgent) {
+      const since = (loaded.memory.plan.info.sinceSha ?? '').slice(0, 12);
+      phase('diff', `nothing new to review since ${since}; no agent run`);
+      return skippedOutcome(pullRequest, loaded.memory.plan.info, started);
+    }
+    const [workspace, { files, comments, botNames, memory }] = await Promise.all([
+      prepare(),
+      loaded ?? loading,
+    ]);
     phase('workspace', `${workspace.action} ${workspace.dir} at ${workspace.headSha.slice(0, 12)}`);
     if (workspace.headSha !== pullRequest.headSha) {
       logger.warn(
@@ -164,13 +176,6 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     const botComments = comments
       .filter((c) => botNames.has(c.authorUsername.toLowerCase()))
       .map((c) => ({ ...c, body: stripMarkers(c.body) }));
-    if (memory.skipAgent) {
-      phase(
-        'diff',
-        `nothing new to review since ${(memory.plan.info.sinceSha ?? '').slice(0, 12)}; no agent run`,
-      );
-      return skippedOutcome(pullRequest, memory.plan.info, started);
-    }
     const shownDiff = annotateDiff(toFileDiffs(memory.shownFiles));
 
     const runOptions = {

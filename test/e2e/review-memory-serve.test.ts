@@ -95,6 +95,7 @@ describe('reviewbot serve: review memory with pr_push', () => {
   it('a trigger on the reviewed head runs no agent and posts nothing; a mention still runs', async () => {
     const calls = llm.requests.length;
     const posts = botBodies().length;
+    const fetches = github.gitRequests.length;
     const done = server.logs.filter((l) => l.msg === SKIPPED).length;
     expect((await trigger('synchronize')).json).toMatchObject({ status: 'accepted' });
     await waitFor(
@@ -104,6 +105,7 @@ describe('reviewbot serve: review memory with pr_push', () => {
     );
     expect(llm.requests.length).toBe(calls);
     expect(botBodies().length).toBe(posts);
+    expect(github.gitRequests.length).toBe(fetches); // not even a git fetch
 
     llm.setScript([summaryReply('Asked again: still fine.')]);
     const seeded = github.addIssueComment({
@@ -212,6 +214,7 @@ describe('reviewbot serve on GitLab: review memory with pr_push', () => {
 
     const calls = llm.requests.length;
     const notes = botNotes().length;
+    const fetches = gitlab.gitRequests.length;
     const skipped = server.logs.filter((l) => l.msg === SKIPPED).length;
     expect((await hook('open')).json).toEqual({ status: 'accepted' });
     await waitFor(
@@ -221,6 +224,7 @@ describe('reviewbot serve on GitLab: review memory with pr_push', () => {
     );
     expect(llm.requests.length).toBe(calls);
     expect(botNotes().length).toBe(notes);
+    expect(gitlab.gitRequests.length).toBe(fetches);
     expect(gitlab.violations).toEqual([]);
   });
 });

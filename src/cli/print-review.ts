@@ -36,6 +36,12 @@ export function formatReview(result: ExecuteReviewResult, options: PrintOptions)
   const c = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
   const out: string[] = [];
   out.push(c('bold', `Review of ${options.title}`), '');
+  const memory = result.incremental;
+  if (memory?.mode === 'incremental' && memory.sinceSha) {
+    out.push(c('dim', `Incremental: changes since ${memory.sinceSha.slice(0, 12)}`), '');
+  } else if (memory?.mode === 'full' && memory.reason) {
+    out.push(c('yellow', `Full review: ${memory.reason}`), '');
+  }
   out.push(c(['bold', 'underline'], 'Summary'), indent(result.summary.trim() || '(no summary)', '  '), '');
   const section = (heading: string, items: Finding[]): void => {
     out.push(c(['bold', 'underline'], `${heading} (${items.length})`));
@@ -51,6 +57,8 @@ export function formatReview(result: ExecuteReviewResult, options: PrintOptions)
   };
   section('Inline comments', result.findings);
   if (result.rejected.length > 0) section('Notes not in the diff', result.rejected);
+  if (result.repeats && result.repeats.length > 0)
+    section('Raised in an earlier review, not repeated', result.repeats);
   const seconds = (result.durationMs / 1000).toFixed(1);
   out.push(
     c(

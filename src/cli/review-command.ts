@@ -133,6 +133,7 @@ export async function reviewPullRequest(
     masker,
     onEvent: progress,
     limits,
+    reviewSettings: config.review,
   });
 
   outcome.result.warnings = [...warnings, ...outcome.result.warnings];

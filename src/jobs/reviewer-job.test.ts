@@ -51,7 +51,13 @@ describe('REVIEWER job', () => {
     expect(review.state).toBe('COMMENTED');
     const inline = fx.github.reviewComments.filter((c) => c.pull_request_review_id === review.id);
     expect(inline.map((c) => [c.path, c.line, c.body])).toEqual([
-      [modified.path, line, 'Name this magic number.'],
+      [
+        modified.path,
+        line,
+        expect.stringMatching(
+          /^Name this magic number\.\n\n<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 -->$/,
+        ),
+      ],
     ]);
 
     // A follow-up written as a reply in that inline thread.
@@ -97,6 +103,13 @@ describe('REVIEWER job', () => {
       '',
       fx.comment({ commentType: 'lifecycle', eventType: 'pr_opened', authorUsername: 'octocat' }),
     );
+    // §13: the head was reviewed by the test above, so a trigger runs no agent and posts nothing.
+    const calls = fx.llm.requests.length;
+    expect(await runJob(payload, fx.ctx)).toEqual({ status: 'succeeded' });
+    expect(fx.llm.requests).toHaveLength(calls);
+    expect(fx.github.issueComments).toHaveLength(before);
+    // With incremental reviews turned off, every trigger is a full review.
+    fx.ctx.config.review.incremental = false;
     expect(await runJob(payload, fx.ctx)).toEqual({ status: 'succeeded' });
     const request = fx.llm.requests.at(-1)!;
     expect(request.messages.at(-1)?.text).toContain('No extra instructions were given');

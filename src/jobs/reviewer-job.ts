@@ -19,7 +19,8 @@ import { sessionKeyOf, type JobPayload } from './types.js';
 /** What a REVIEWER job did. */
 export interface ReviewerJobOutcome {
   review: ReviewOutcome;
-  posted: PostedReview;
+  /** Undefined when nothing was posted (a trigger on the already-reviewed head, §13). */
+  posted?: PostedReview;
 }
 
 /**
@@ -52,9 +53,18 @@ export async function processReviewerComment(
     logger: ctx.logger,
     masker: ctx.masker,
     onEvent: logProgress(ctx.logger),
+    reviewSettings: ctx.config.review,
+    trigger: comment.commentType === 'lifecycle' ? 'lifecycle' : 'request',
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     limits: await reviewLimitsOf(ctx.config),
   });
+  if (review.skipped) {
+    ctx.logger.info(
+      { headSha: review.commitSha },
+      'nothing new to review since the last review; nothing posted',
+    );
+    return { review };
+  }
   ctx.metrics.agentTokens('reviewer', review.result.usage);
   if (review.result.receipt) ctx.metrics.reviewReceipt(review.result.receipt);
   const posted = await postReview(platform, review, replyTargetOf(comment), ctx.logger);

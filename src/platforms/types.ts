@@ -116,6 +116,33 @@ export interface GitCredentials {
   password: string;
 }
 
+/** How a head relates to an earlier commit (GitHub compare `status`). */
+export type CompareStatus = 'ahead' | 'identical' | 'behind' | 'diverged';
+
+/** `compareCommits` answer: the relation and the files changed from the merge base to `head`. */
+export interface CommitComparison {
+  /** `ahead` = `base` is an ancestor of `head` (the changes are `base..head`). */
+  status: CompareStatus;
+  files: PullRequestFile[];
+}
+
+/** One inline review thread of a pull request (GitHub review thread, GitLab diff discussion). */
+export interface ReviewThread {
+  /** Id to resolve it with: GitHub thread node id, GitLab discussion id. */
+  id: string;
+  path: string;
+  /** Line of the thread's first comment on `side`, when the platform still places it. */
+  line?: number;
+  side?: DiffSide;
+  resolved: boolean;
+  /** True when the platform says the code under the thread changed since it was written. */
+  outdated: boolean;
+  /** Author of the thread's first comment (who started it). */
+  authorUsername: string;
+  /** Body of the thread's first comment (holds the bot's finding marker, §13). */
+  body: string;
+}
+
 /**
  * A code-hosting platform. Methods throw `AuthError` on rejected credentials and `PlatformError`
  * on other API failures (`retryable` when a retry could succeed).
@@ -142,6 +169,23 @@ export interface Platform {
   getGitCredentials(): Promise<GitCredentials>;
   /** Renders a suggested replacement for lines `startLine..line` in this platform's syntax. */
   renderSuggestion(suggestion: string, lineCount: number): string;
+  /**
+   * Text of file `path` at commit/branch `ref` (GitHub contents API, GitLab repository files raw),
+   * or null when the file does not exist there. Used to read repository rules from the base (§14).
+   */
+  getFileContent?(repoFullName: string, path: string, ref: string): Promise<string | null>;
+  /**
+   * How `head` relates to `base` and the files changed since their merge base (GitHub compare,
+   * GitLab merge base + compare); null when either commit is unknown (e.g. gone after a force-push).
+   */
+  compareCommits?(repoFullName: string, base: string, head: string): Promise<CommitComparison | null>;
+  /** Every inline review thread of the pull request with its resolved/outdated state (all pages). */
+  listReviewThreads?(repoFullName: string, prNumber: number): Promise<ReviewThread[]>;
+  /**
+   * Resolves thread `threadId` (GitHub GraphQL `resolveReviewThread`, GitLab `PUT .../discussions/:id`
+   * with `resolved=true`). Callers resolve only threads the bot started (§13).
+   */
+  resolveThread?(repoFullName: string, prNumber: number, threadId: string): Promise<void>;
 }
 
 /** Kinds of incoming events that may start a job (CONTRACT §7 `eventType`). */

@@ -4,7 +4,7 @@
  * built and appended to the body as a collapsed block, a notice first when the cost cap stopped it.
  */
 import type { ExistingComment, Platform } from '../platforms/types.js';
-import { buildReviewBody, renderInlineBody } from './body.js';
+import { buildReviewBody, renderInlineBody, type ReviewBodyExtras } from './body.js';
 import type { DiffIndex } from './diff-index.js';
 import { filterFindings } from './filter.js';
 import type { PartPlan } from './parts.js';
@@ -28,6 +28,21 @@ export interface AssembleInput {
   /** `Date.now()` when the review started. */
   started: number;
   onPhase: (message: string) => void;
+  /**
+   * Review memory (§13/§14) applied to the filtered findings: repeats and ignored files dropped,
+   * `max_comments`, body sections and hidden markers. Default: findings as filtered.
+   */
+  settle?: (kept: Finding[], rejected: Finding[]) => Promise<SettledFindings>;
+}
+
+/** What `AssembleInput.settle` returns (a subset of review memory's `SettledMemory`). */
+export interface SettledFindings {
+  kept: Finding[];
+  /** Hidden marker per kept finding, appended to its inline body ('' for none). */
+  inlineMarkers: string[];
+  rejected: Finding[];
+  repeats: Finding[];
+  extras: Required<ReviewBodyExtras>;
 }
 
 /** Sum of `pick` over the parts that ran. */
@@ -58,19 +73,31 @@ function notReviewedOf(plan: PartPlan, outcome: PartsOutcome): string[] {
  * Builds the review result and each kept finding's inline body (the platform's rendering).
  * `durationMs` (result and receipt) is measured up to this call.
  */
-export function assembleReview(input: AssembleInput): {
+export async function assembleReview(input: AssembleInput): Promise<{
   result: ExecuteReviewResult;
   inlineBodies: string[];
-} {
+  /** The body's sections besides the summary and notes, for a body rebuilt when posting falls back. */
+  bodyExtras: Required<ReviewBodyExtras>;
+}> {
   const { outcome, plan, triage, meter } = input;
   const run = outcome.results.find((r) => r?.run)?.run;
   const skippedPaths = new Set(triage.skipped.map((s) => s.path));
   const render = (f: Finding): string => renderInlineBody(f, (s, n) => input.platform.renderSuggestion(s, n));
   const filtered = filterFindings(outcome.comments, input.index, input.botComments, { renderBody: render });
-  const kept = filtered.kept.filter((f) => !skippedPaths.has(f.path));
-  const rejected = filtered.rejected.filter((f) => !skippedPaths.has(f.path));
+  const filteredKept = filtered.kept.filter((f) => !skippedPaths.has(f.path));
+  const filteredRejected = filtered.rejected.filter((f) => !skippedPaths.has(f.path));
+  const settled: SettledFindings = input.settle
+    ? await input.settle(filteredKept, filteredRejected)
+    : {
+        kept: filteredKept,
+        inlineMarkers: [],
+        rejected: filteredRejected,
+        repeats: [],
+        extras: { before: [], after: [], markers: [] },
+      };
+  const { kept, rejected } = settled;
   input.onPhase(
-    `${kept.length} inline, ${rejected.length} not in diff, ${filtered.duplicates.length} already posted`,
+    `${kept.length} inline, ${rejected.length} not in diff, ${filtered.duplicates.length} already posted, ${settled.repeats.length} repeats`,
   );
 
   const notReviewed = notReviewedOf(plan, outcome);
@@ -95,20 +122,26 @@ export function assembleReview(input: AssembleInput): {
         : 'Nothing to review: the pull request changes no files.'
       : [outcome.summary, ...outcome.unparsed].filter((text) => text !== '').join('\n\n');
   const before = meter.capped && input.maxCostUsd !== undefined ? [cappedNotice(input.maxCostUsd)] : [];
+  const bodyExtras: Required<ReviewBodyExtras> = {
+    before: [...settled.extras.before, ...before],
+    after: [...settled.extras.after, renderReceipt(receipt)],
+    markers: settled.extras.markers,
+  };
   const result: ExecuteReviewResult = {
     summary,
     findings: kept,
     rejected,
-    body: buildReviewBody(summary || '_The reviewer produced no output._', rejected, {
-      before,
-      after: [renderReceipt(receipt)],
-    }),
+    body: buildReviewBody(summary || '_The reviewer produced no output._', rejected, bodyExtras),
     sessionId: run?.sessionId ?? '',
     model: run?.model ?? '',
     usage: meter.usage(),
     durationMs,
     warnings: [],
     receipt,
+    repeats: settled.repeats,
   };
-  return { result, inlineBodies: kept.map(render) };
+  const inlineBodies = kept.map((f, i) =>
+    [render(f), settled.inlineMarkers[i] ?? ''].filter((part) => part !== '').join('\n\n'),
+  );
+  return { result, inlineBodies, bodyExtras };
 }

@@ -21,7 +21,17 @@ import { planParts, type DiffPart } from './parts.js';
 import { buildReviewSystemPrompt } from './prompt.js';
 import { runParts } from './run-parts.js';
 import { triageFiles } from './triage.js';
-import type { ExecuteReviewResult } from './types.js';
+import type { ReviewBodyExtras } from './body.js';
+import {
+  prepareMemory,
+  settleMemory,
+  stripMarkers,
+  withoutMarkers,
+  type EarlierFinding,
+  type ReviewTrigger,
+} from './memory/index.js';
+import type { ServerReviewSettings } from './repo-rules.js';
+import type { ExecuteReviewResult, IncrementalInfo } from './types.js';
 
 /** Phases reported while a review runs. */
 export type ReviewPhase = 'pull-request' | 'workspace' | 'diff' | 'agent' | 'parse' | 'filter';
@@ -64,6 +74,10 @@ export interface ExecuteReviewInput {
    * platform's `getFileContent` when it has one, else git in the workspace.
    */
   readBaseFile?: (path: string) => Promise<string | undefined>;
+  /** The server's `review.*` settings (§13, §14); default: incremental, nothing ignored. */
+  reviewSettings?: ServerReviewSettings;
+  /** `lifecycle` for a trigger (an unchanged head runs no agent), `request` (default) when asked. */
+  trigger?: ReviewTrigger;
 }
 
 /** The result plus what posting and the session store need. */
@@ -76,6 +90,12 @@ export interface ReviewOutcome {
   messages: ConversationMessage[];
   /** The platform's rendering of each kept finding's inline body, same order as `result.findings`. */
   inlineBodies: string[];
+  /** True when nothing is to be posted: a lifecycle trigger on the already-reviewed head (§13). */
+  skipped?: boolean;
+  /** Body sections of review memory (§13), for a body rebuilt when posting falls back. */
+  bodyExtras?: ReviewBodyExtras;
+  /** The bot's open threads whose code changed (listed in the body): `postReview` resolves them (§13). */
+  addressed?: EarlierFinding[];
 }
 
 /** `parts`, or one empty part when there is none (the agent still answers the requester). */
@@ -117,7 +137,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     if (!inPlace)
       phase('workspace', `cloning/updating ${pullRequest.headRepoFullName}@${pullRequest.headBranch}`);
     phase('diff', 'fetching the diff and existing comments');
-    const [workspace, files, comments, ownNames] = await Promise.all([
+    const cloneOrUpdate = () =>
       platform.getGitCredentials().then((credentials) =>
         prepare({
           baseDir: input.baseDir,
@@ -130,10 +150,38 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
           ...(input.masker ? { masker: input.masker } : {}),
           ...(input.signal ? { signal: input.signal } : {}),
         }),
-      ),
-      platform.listPullRequestFiles(input.repoFullName, input.prNumber),
-      platform.listComments(input.repoFullName, input.prNumber),
-      platform.getBotUsernames(),
+      );
+    // The diff, the comments and the review memory (rules, threads, comparison) load while git works.
+    const loading = (async () => {
+      const [files, comments, ownNames] = await Promise.all([
+        platform.listPullRequestFiles(input.repoFullName, input.prNumber),
+        platform.listComments(input.repoFullName, input.prNumber),
+        platform.getBotUsernames(),
+      ]);
+      const botNames = new Set([...ownNames, ...(input.botUsernames ?? [])].map((n) => n.toLowerCase()));
+      const memory = await prepareMemory({
+        platform,
+        pullRequest,
+        prFiles: files,
+        comments,
+        botNames,
+        ...(input.reviewSettings ? { server: input.reviewSettings } : {}),
+        trigger: input.trigger ?? 'request',
+        logger,
+      });
+      return { files, comments, botNames, memory };
+    })();
+    // A lifecycle trigger decides first whether there is anything to review: a redundant trigger
+    // then costs a few API reads and no git fetch (§13). A person asking gets both at once.
+    const loaded = input.trigger === 'lifecycle' ? await loading : undefined;
+    if (loaded?.memory.skipAgent) {
+      const since = (loaded.memory.plan.info.sinceSha ?? '').slice(0, 12);
+      phase('diff', `nothing new to review since ${since}; no agent run`);
+      return skippedOutcome(pullRequest, loaded.memory.plan.info, started);
+    }
+    const [workspace, { files, comments, botNames, memory }] = await Promise.all([
+      cloneOrUpdate(),
+      loaded ?? loading,
     ]);
     const how = inPlace ? 'reviewing in place' : workspace.action;
     phase('workspace', `${how} ${workspace.dir} at ${workspace.headSha.slice(0, 12)}`);
@@ -159,15 +207,23 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
         ...(input.signal ? { signal: input.signal } : {}),
       })
     )('.gitattributes');
-    const triage = await triageFiles({ files: fileDiffs, ignore: limits.ignore, gitattributes });
+    // The files of this review's plan (§13: only the changes since the last review when it is
+    // incremental); ignore globs of the server and the base commit's `.reviewbot.yaml` (§14).
+    const triage = await triageFiles({
+      files: toFileDiffs(memory.plan.files),
+      ignore: [...new Set([...limits.ignore, ...memory.rules.ignore])],
+      gitattributes,
+    });
     const plan = planParts(triage.kept, limits);
     phase(
       'diff',
       `${triage.kept.length} files to review in ${plan.parts.length} part(s), ${triage.skipped.length} skipped, ${plan.notReviewed.length} over the budget`,
     );
 
-    const botNames = new Set([...ownNames, ...(input.botUsernames ?? [])].map((n) => n.toLowerCase()));
-    const botComments = comments.filter((c) => botNames.has(c.authorUsername.toLowerCase()));
+    // §7's "identical to one already posted" compares bodies without the hidden markers (§13).
+    const botComments = comments
+      .filter((c) => botNames.has(c.authorUsername.toLowerCase()))
+      .map((c) => ({ ...c, body: stripMarkers(c.body) }));
 
     phase('agent', plan.parts.length > 1 ? `running ${plan.parts.length} agent runs` : 'running the agent');
     const session = createPartSession({
@@ -190,15 +246,20 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       pr: pullRequest,
       existingComments: comments,
       userPrompt: input.prompt ?? '',
+      promptExtra: memory.promptExtra,
       history: input.history ?? [],
       resumeSessionId: input.resumeSessionId,
       maxParallelRuns: limits.maxParallelRuns,
     }).finally(() => session.dispose());
+    // A marker written by the model must not pass for the bot's own (§13).
+    const merged = withoutMarkers({ summary: parts.summary, comments: parts.comments });
+    const outcome = { ...parts, ...merged, unparsed: parts.unparsed.map(stripMarkers) };
     const run = parts.results.find((r) => r?.run)?.run;
 
-    const { result, inlineBodies } = assembleReview({
+    let settled: Awaited<ReturnType<typeof settleMemory>> | undefined;
+    const { result, inlineBodies, bodyExtras } = await assembleReview({
       platform,
-      outcome: parts,
+      outcome,
       plan,
       triage,
       index,
@@ -207,8 +268,53 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       maxCostUsd: limits.maxCostUsd,
       started,
       onPhase: (message) => phase('filter', message),
+      settle: async (kept, rejected) => {
+        settled = await settleMemory({
+          memory,
+          pullRequest,
+          kept,
+          rejected,
+          prFileDiffs: fileDiffs,
+          workspaceDir: workspace.dir,
+        });
+        return settled;
+      },
     });
+    result.incremental = memory.plan.info;
     const messages = conversationAfter(input.history ?? [], parts, run);
-    return { result, pullRequest, commitSha: pullRequest.headSha, messages, inlineBodies };
+    const addressed: EarlierFinding[] = settled?.addressed ?? [];
+    return {
+      result,
+      pullRequest,
+      commitSha: pullRequest.headSha,
+      messages,
+      inlineBodies,
+      bodyExtras,
+      addressed,
+    };
   });
+}
+
+/** The outcome of a lifecycle trigger on the already-reviewed head: no agent ran, nothing to post (§13). */
+function skippedOutcome(pullRequest: PullRequestInfo, info: IncrementalInfo, started: number): ReviewOutcome {
+  return {
+    result: {
+      summary: '',
+      findings: [],
+      rejected: [],
+      body: '',
+      sessionId: '',
+      model: '',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      durationMs: Date.now() - started,
+      warnings: [],
+      incremental: info,
+      repeats: [],
+    },
+    pullRequest,
+    commitSha: pullRequest.headSha,
+    messages: [],
+    inlineBodies: [],
+    skipped: true,
+  };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { Platform, Posted, ReplyTarget } from '../platforms/types.js';
 import { buildReviewBody } from './body.js';
 import type { ReviewOutcome } from './execute-review.js';
+import { resolveAddressed } from './memory/index.js';
 
 /** What was posted and how. */
 export interface PostedReview {
@@ -16,11 +17,24 @@ export interface PostedReview {
 }
 
 /**
- * Posts `outcome` on its pull request. `replyTarget` is where a plain comment goes (the thread of the
+ * Posts `outcome` on its pull request, then resolves the threads it lists as addressed (§13). `replyTarget` is where a plain comment goes (the thread of the
  * mention, when there is one).
  * @throws AuthError / PlatformError when posting fails.
  */
 export async function postReview(
+  platform: Platform,
+  outcome: ReviewOutcome,
+  replyTarget: ReplyTarget,
+  logger: Logger,
+): Promise<PostedReview> {
+  const posted = await postReviewOnly(platform, outcome, replyTarget, logger);
+  // §13: the body lists the addressed threads; resolve them now that it is posted (failures logged).
+  const { pullRequest: pr } = outcome;
+  await resolveAddressed(platform, pr.repoFullName, pr.number, outcome.addressed ?? [], logger);
+  return posted;
+}
+
+async function postReviewOnly(
   platform: Platform,
   outcome: ReviewOutcome,
   replyTarget: ReplyTarget,
@@ -47,7 +61,11 @@ export async function postReview(
         { err: error.message },
         'the platform refused the inline comments; posting them in one comment',
       );
-      const body = buildReviewBody(result.summary, [...result.findings, ...result.rejected]);
+      const body = buildReviewBody(
+        result.summary,
+        [...result.findings, ...result.rejected],
+        outcome.bodyExtras,
+      );
       return { kind: 'comment', posted: await platform.postReply(replyTarget, body) };
     }
   }

@@ -19,6 +19,8 @@ export interface RunPartsInput {
   pr: PullRequestInfo;
   existingComments: ExistingComment[];
   userPrompt: string;
+  /** Text appended to every part's prompt (§13/§14: review plan, repository rules); may be ''. */
+  promptExtra?: string;
   history: ConversationMessage[];
   resumeSessionId?: string | undefined;
   /** `review.max_parallel_runs`. */
@@ -66,13 +68,14 @@ export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
   const results = await pool<PartResult | undefined>(count, input.maxParallelRuns, async (i) => {
     if (input.context.signal.aborted && input.context.cappedNow()) return undefined;
     const part = input.parts[i]!;
-    const prompt = buildReviewPrompt({
-      pr: input.pr,
-      annotatedDiff: annotateDiff(part.files, { maxChars: Number.MAX_SAFE_INTEGER }),
-      existingComments: input.existingComments,
-      userPrompt: input.userPrompt,
-      part: { index: i + 1, count },
-    });
+    const prompt =
+      buildReviewPrompt({
+        pr: input.pr,
+        annotatedDiff: annotateDiff(part.files, { maxChars: Number.MAX_SAFE_INTEGER }),
+        existingComments: input.existingComments,
+        userPrompt: input.userPrompt,
+        part: { index: i + 1, count },
+      }) + (input.promptExtra ? `\n\n${input.promptExtra}` : '');
     return runReviewPart(input.context, {
       prompt,
       history: input.history,

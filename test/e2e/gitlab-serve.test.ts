@@ -171,10 +171,18 @@ describe('reviewbot serve on GitLab', () => {
   it('reviews an opened merge request without a mention, and ignores an update without commits', async () => {
     llm.setScript([summaryReply('Automatic review on open.')]);
     const awards = gitlab.awards.length;
+    // A merge request the bot has not reviewed yet (§13: a trigger on a reviewed head does nothing).
+    await gitlab.addMergeRequest({
+      project: PROJECT,
+      iid: 8,
+      sourceBranch: scenario.head,
+      targetBranch: scenario.base,
+      title: 'Opened later',
+    });
     const opened = await sendGitLabWebhook(
       hookUrl,
       'Merge Request Hook',
-      await gitlab.mergeRequestHook(PROJECT, 7, 'open'),
+      await gitlab.mergeRequestHook(PROJECT, 8, 'open'),
       {
         token: HOOK_SECRET,
       },
@@ -189,7 +197,7 @@ describe('reviewbot serve on GitLab', () => {
     const edited = await sendGitLabWebhook(
       hookUrl,
       'Merge Request Hook',
-      await gitlab.mergeRequestHook(PROJECT, 7, 'update'),
+      await gitlab.mergeRequestHook(PROJECT, 8, 'update'),
       {
         token: HOOK_SECRET,
       },

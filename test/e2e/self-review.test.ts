@@ -104,9 +104,12 @@ describe('self review of this repository', () => {
       HOME: root,
       AGENT_PROVIDER: 'anthropic',
       AGENT_MODEL: 'claude-sonnet-5-5',
+      // One agent run whatever the size of the last commits (the script answers one run).
+      REVIEW_MAX_DIFF_TOKENS: '100000000',
       ANTHROPIC_API_KEY: KEY,
       ANTHROPIC_BASE_URL: llm.url,
     });
+    if (result.code !== 0) process.stderr.write(result.stderr);
     // Shown in the test output: the review exactly as a user sees it.
     process.stdout.write(`\n${result.stdout}\n`);
     expect(result.code).toBe(0);

@@ -85,10 +85,20 @@ describe('reviewbot serve: jobs', () => {
   it('reviews a newly opened pull request without a mention', async () => {
     fx.llm.setScript([summaryReply('Automatic review on open.')]);
     const reactions = fx.github.reactions.length;
+    // A pull request the bot has not reviewed yet (§13: a trigger on a reviewed head does nothing).
+    const pr9 = await fx.github.addPullRequest({
+      owner: 'acme',
+      repo: 'widgets',
+      number: 9,
+      bareRepoPath: fx.scenario.bareRepoPath,
+      base: fx.scenario.base,
+      head: fx.scenario.head,
+      title: 'Opened later',
+    });
     const res = await sendGitHubWebhook(
       fx.server.url,
       'pull_request',
-      pullRequestPayload('opened', fx.pr7, 'acme/widgets', 'octocat'),
+      pullRequestPayload('opened', pr9, 'acme/widgets', 'octocat'),
       { secret: WEBHOOK_SECRET },
     );
     expect(res.json).toMatchObject({ status: 'accepted' });
@@ -101,7 +111,7 @@ describe('reviewbot serve: jobs', () => {
     const ignored = await sendGitHubWebhook(
       fx.server.url,
       'pull_request',
-      pullRequestPayload('synchronize', fx.pr7, 'acme/widgets', 'octocat'),
+      pullRequestPayload('synchronize', pr9, 'acme/widgets', 'octocat'),
       { secret: WEBHOOK_SECRET },
     );
     expect(ignored.json).toMatchObject({ status: 'ignored' });

@@ -15,6 +15,7 @@ import type {
 import { createGitHubClient, type GitHubClient } from './client.js';
 import type { GitHubSettings } from './credentials.js';
 import { toPlatformError } from './errors.js';
+import { gitHubMemoryMethods } from './memory-api.js';
 import { createGitHubWebhookHandler, splitWebhookSecrets } from './webhook.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 
@@ -234,5 +235,7 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
       const fence = body.includes('```') ? '````' : '```';
       return `${fence}suggestion\n${body}${fence}`;
     },
+
+    ...gitHubMemoryMethods(client, call),
   };
 }

@@ -8,6 +8,7 @@ import type { ExistingComment, Platform, PullRequestInfo } from '../types.js';
 import { createGitLabClient, type GitLabClient } from './client.js';
 import { toPullRequestFile } from './diffs.js';
 import { toPlatformError } from './errors.js';
+import { gitLabMemoryMethods } from './memory-api.js';
 import { Discussion, GitLabUser, MergeRequest, MergeRequestDiff, Note, Project } from './schemas.js';
 import type { GitLabSettings } from './settings.js';
 import { submitGitLabReview } from './submit-review.js';
@@ -188,5 +189,7 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
       const above = Math.max(0, Math.floor(lineCount) - 1);
       return `${fence}suggestion:-${above}+0\n${body}${fence}`;
     },
+
+    ...gitLabMemoryMethods(client, call),
   };
 }

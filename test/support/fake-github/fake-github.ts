@@ -13,6 +13,8 @@ import type { AuthConfig } from './auth.js';
 import { createGitService } from './git-service.js';
 import { appRoutes } from './handlers-app.js';
 import { commentRoutes } from './handlers-comments.js';
+import { memoryRoutes } from './handlers-memory.js';
+import { isGraphqlMutation, listThreads } from './graphql.js';
 import { pullRoutes } from './handlers-pulls.js';
 import { reviewRoutes } from './handlers-reviews.js';
 import type { FakeServices } from './route-types.js';
@@ -74,7 +76,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   const faults: Fault[] = [];
   const deps: PipelineDeps = {
     services,
-    routes: { ...pullRoutes, ...commentRoutes, ...reviewRoutes, ...appRoutes },
+    routes: { ...pullRoutes, ...commentRoutes, ...reviewRoutes, ...appRoutes, ...memoryRoutes },
     auth,
     baseUrl: () => shape.baseUrl,
     handleGit: (req, res) => git.handle(req, res),
@@ -113,6 +115,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         subject_id: r.commentId,
       }));
     },
+    get reviewThreads() {
+      return listThreads(state);
+    },
     get installationTokens() {
       return [...auth.installationTokens.keys()];
     },
@@ -121,7 +126,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         (r) =>
           r.method !== 'GET' &&
           r.method !== 'HEAD' &&
-          r.operationId !== 'apps/create-installation-access-token',
+          r.operationId !== 'apps/create-installation-access-token' &&
+          !(r.operationId === 'graphql' && !isGraphqlMutation(r.body)),
       ),
     addRepository(owner, repo, bareRepoPath, defaultBranch) {
       seeder.addRepository(owner, repo, bareRepoPath, defaultBranch);

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { authenticate, type AuthConfig } from './auth.js';
+import { handleGraphql } from './graphql.js';
 import {
   matchOperation,
   validateRequest,
@@ -191,6 +192,21 @@ async function handleApi(
     return;
   }
   record.auth = auth.identity.kind;
+  if (method === 'POST' && url.pathname === '/graphql') {
+    record.operationId = 'graphql';
+    const violateGraphql = (message: string) => violate(deps, 'body', record, message);
+    send(
+      res,
+      record,
+      await handleGraphql(
+        deps.services.state,
+        auth.identity,
+        parsed.ok ? parsed.value : undefined,
+        violateGraphql,
+      ),
+    );
+    return;
+  }
   const op = matchOperation(method, url.pathname);
   if (!op) {
     violate(deps, 'unknown-operation', record, `GitHub has no operation ${method} ${url.pathname}`);

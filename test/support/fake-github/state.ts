@@ -76,6 +76,8 @@ export interface ReviewCommentRecord {
   inReplyToId?: number;
   createdAt: string;
   updatedAt: string;
+  /** Top-level comments only: who resolved the thread it starts (GraphQL `resolveReviewThread`). */
+  resolvedBy?: string;
 }
 
 /** Reaction contents GitHub accepts. */

@@ -2,6 +2,7 @@
  * Public types of the fake GitHub: options, the handle tests get, and the records it keeps.
  */
 import type { GitHttpRequest } from '../git-http-server.js';
+import type { FakeReviewThread } from './graphql.js';
 import type {
   GitHubIssueComment,
   GitHubPullRequest,
@@ -138,9 +139,11 @@ export interface FakeGitHub {
   readonly issueComments: GitHubIssueComment[];
   readonly reviewComments: GitHubReviewComment[];
   readonly reactions: FakeReaction[];
+  /** Review threads (top-level review comments with their replies) and who resolved them. */
+  readonly reviewThreads: FakeReviewThread[];
   /** Installation tokens minted so far (to check none leaks). */
   readonly installationTokens: string[];
-  /** Requests other than GET/HEAD, leaving out minting installation tokens. */
+  /** Requests other than GET/HEAD, leaving out minting installation tokens and GraphQL queries. */
   writeRequests(): RecordedRequest[];
   /** Registers a repository (done by `addPullRequest` too); serves it over git HTTP. */
   addRepository(owner: string, repo: string, bareRepoPath: string, defaultBranch?: string): void;

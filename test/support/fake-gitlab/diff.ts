@@ -76,8 +76,9 @@ async function syncHeadRef(mr: MergeRequestRecord): Promise<string> {
   return revParse(target, ref);
 }
 
-async function diffFiles(
-  mr: MergeRequestRecord,
+/** GitLab `diffs` entries of `startSha...headSha` in the merge request's project (also used by compare). */
+export async function diffFiles(
+  mr: Pick<MergeRequestRecord, 'project' | 'tooLarge'>,
   startSha: string,
   headSha: string,
 ): Promise<DiffFileRecord[]> {

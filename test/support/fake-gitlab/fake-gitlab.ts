@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createGitHttpHandler } from '../git-http-server.js';
 import { currentVersion } from './diff.js';
+import { memoryRoutes } from './handlers-memory.js';
 import { mergeRequestRoutes } from './handlers-mr.js';
 import { appendNote, createDiscussion, noteRoutes } from './handlers-notes.js';
 import { createRequestListener, type Fault, type PipelineDeps } from './server.js';
@@ -31,7 +32,7 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
   const deps: PipelineDeps = {
     state,
     shape,
-    routes: [...mergeRequestRoutes, ...noteRoutes],
+    routes: [...mergeRequestRoutes, ...noteRoutes, ...memoryRoutes],
     token: options.token,
     user: state.user(options.username ?? 'reviewbot-bot'),
     handleGit: (req, res) => git.handle(req, res),

@@ -21,6 +21,8 @@ export interface RouteContext {
 export interface RouteResult {
   status: number;
   body?: unknown;
+  /** A plain-text answer (e.g. a raw file) instead of JSON. */
+  text?: string;
   headers?: Record<string, string>;
 }
 

@@ -57,7 +57,10 @@ function send(res: ServerResponse, record: RecordedRequest | undefined, result: 
     ...result.headers,
   };
   let payload = '';
-  if (result.body !== undefined && result.status !== 204) {
+  if (result.text !== undefined) {
+    payload = result.text;
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+  } else if (result.body !== undefined && result.status !== 204) {
     payload = JSON.stringify(result.body);
     headers['content-type'] ??= 'application/json';
   }

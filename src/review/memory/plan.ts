@@ -1,0 +1,88 @@
+/**
+ * Incremental planning (CONTRACT §13): from the bot's last reviewed head X and the current head,
+ * decide what this review covers — `unchanged` (head is still X), `incremental` (X is an ancestor:
+ * only X..head), or `full` (no earlier review, incremental reviews off, or X is not an ancestor after
+ * a force-push or rebase; the reason is stated).
+ */
+import { AuthError } from '../../errors.js';
+import type { Platform, PullRequestFile } from '../../platforms/types.js';
+import type { IncrementalInfo } from '../types.js';
+
+/** What a review covers, and the files the model is shown. */
+export interface ReviewPlan {
+  info: IncrementalInfo;
+  /** Files whose hunks go into the prompt: the pull request's files, or the changes since X. */
+  files: PullRequestFile[];
+}
+
+/** Input of `planReview`. */
+export interface PlanInput {
+  platform: Platform;
+  repoFullName: string;
+  headSha: string;
+  /** Head SHA of the bot's last review, if any. */
+  lastHead: string | undefined;
+  /** `review.incremental` after repository rules. */
+  incremental: boolean;
+  /** The pull request's files (base...head). */
+  prFiles: PullRequestFile[];
+}
+
+/** Short form of a SHA for messages. */
+export function shortSha(sha: string): string {
+  return sha.slice(0, 12);
+}
+
+/**
+ * Plans the review. The incremental files are the changes X..head restricted to the pull request's
+ * own files (so changes merged in from the base branch are not reviewed again).
+ * A failed comparison (other than AuthError) gives a full review that names the failure.
+ * @throws AuthError from the platform's compare call.
+ */
+export async function planReview(input: PlanInput): Promise<ReviewPlan> {
+  const { lastHead, headSha, prFiles } = input;
+  const full = (reason?: string): ReviewPlan => ({
+    info: { sinceSha: lastHead ?? null, mode: 'full', ...(reason ? { reason } : {}) },
+    files: prFiles,
+  });
+  // `review.incremental: false` turns all of §13's planning off: every review is a full one.
+  if (!lastHead || !input.incremental) return full();
+  if (lastHead === headSha) return { info: { sinceSha: lastHead, mode: 'unchanged' }, files: prFiles };
+  if (!input.platform.compareCommits) return full('this platform cannot compare commits');
+  let compared: Awaited<ReturnType<NonNullable<Platform['compareCommits']>>>;
+  try {
+    compared = await input.platform.compareCommits(input.repoFullName, lastHead, headSha);
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    return full(`the changes since ${shortSha(lastHead)} could not be compared (${detail})`);
+  }
+  if (!compared || compared.status !== 'ahead') {
+    return full(
+      `the previously reviewed head ${shortSha(lastHead)} is not an ancestor of ${shortSha(headSha)} (force-push or rebase)`,
+    );
+  }
+  const inPr = new Set(prFiles.map((f) => f.path));
+  const files = compared.files.filter((f) => inPr.has(f.path));
+  return { info: { sinceSha: lastHead, mode: 'incremental' }, files };
+}
+
+/** The review-body notice for a plan, or '' (only full reviews with a reason say something). */
+export function planNotice(plan: ReviewPlan): string {
+  const { info } = plan;
+  if (info.mode === 'incremental' && info.sinceSha) {
+    return `_Incremental review: changes since ${shortSha(info.sinceSha)}._`;
+  }
+  if (info.mode === 'full' && info.reason) return `> **Full review:** ${info.reason}.`;
+  return '';
+}
+
+/** The prompt note telling the model what an incremental review covers, or ''. */
+export function planPromptNote(plan: ReviewPlan): string {
+  const { info } = plan;
+  if (info.mode !== 'incremental' || !info.sinceSha) return '';
+  return [
+    `This is an incremental review: you reviewed this pull request before at ${shortSha(info.sinceSha)}.`,
+    'The annotated diff holds only the changes made since then; review those. You may still read any file.',
+  ].join('\n');
+}

@@ -125,7 +125,7 @@ describe('reviewbot review --local', () => {
       informationUri: expect.stringMatching(/^https:\/\//),
     });
     const at = (r: SarifResultView) => {
-      const loc = r.locations[0]!.physicalLocation;
+      const loc = r.locations![0]!.physicalLocation;
       return `${r.level} ${loc.artifactLocation.uri}:${loc.region.startLine}-${loc.region.endLine}`;
     };
     expect(run.results.map(at)).toEqual([

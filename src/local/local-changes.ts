@@ -146,7 +146,26 @@ export async function collectLocalChanges(options: CollectOptions): Promise<Loca
   }
 
   // The working tree against the merge base: commits, staged and unstaged changes of tracked files.
-  const diff = ['diff', '-M', '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative'];
+  // The user's diff config must not change the format parsed here: a submodule as one
+  // "Subproject commit" hunk like GitHub shows it (diff.submodule=log/diff prints no `diff --git`
+  // header), a space before empty context lines, a/ b/ prefixes, 3 context lines, no colour, no
+  // external diff or textconv.
+  const config = {
+    'diff.suppressBlankEmpty': 'false',
+    'diff.noprefix': 'false',
+    'diff.mnemonicPrefix': 'false',
+    'diff.context': '3',
+  };
+  const diff = [
+    ...Object.entries(config).flatMap(([key, value]) => ['-c', `${key}=${value}`]),
+    'diff',
+    '-M',
+    '--submodule=short',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-relative',
+  ];
   const [raw, numstat, patch, untracked] = await Promise.all([
     git([...diff, '-z', '--raw', mergeBase]),
     git([...diff, '-z', '--numstat', mergeBase]),

@@ -30,6 +30,11 @@ export interface LocalChanges {
   /** Current branch name, or `HEAD` when detached. */
   branch: string;
   files: PullRequestFile[];
+  /**
+   * Every file a clone of the working tree would hold: tracked and untracked-but-not-ignored
+   * (`git ls-files -co --exclude-standard`), repository-relative; what the agent may read.
+   */
+  visibleFiles: string[];
 }
 
 /** Options of `collectLocalChanges`. */
@@ -166,12 +171,14 @@ export async function collectLocalChanges(options: CollectOptions): Promise<Loca
     '--no-textconv',
     '--no-relative',
   ];
-  const [raw, numstat, patch, untracked] = await Promise.all([
+  const [raw, numstat, patch, untracked, listed] = await Promise.all([
     git([...diff, '-z', '--raw', mergeBase]),
     git([...diff, '-z', '--numstat', mergeBase]),
     git([...diff, '--src-prefix=a/', '--dst-prefix=b/', mergeBase]),
     untrackedFiles(git, root),
+    git(['ls-files', '--cached', '--others', '--exclude-standard', '-z']),
   ]);
   const files = [...toPullRequestFiles(raw, numstat, patch), ...untracked];
-  return { root, baseRef, mergeBase, headSha, branch, files };
+  const visibleFiles = [...new Set(listed.split('\0').filter((name) => name !== ''))];
+  return { root, baseRef, mergeBase, headSha, branch, files, visibleFiles };
 }

@@ -11,7 +11,7 @@ import { startFakeAnthropic, type FakeLlm, type ScriptedReply } from '../support
 import { runCli } from '../support/run-cli.js';
 import { runGit } from '../support/git-fixtures.js';
 import { sarifErrors } from '../fixtures/sarif/validate-sarif.js';
-import { createLocalRepo, LOCAL, runCliIn, type LocalRepo } from './local-fixture.js';
+import { CANARY, createLocalRepo, LOCAL, runCliIn, type LocalRepo } from './local-fixture.js';
 
 const LLM_KEY = 'sk-local-llm-key-that-must-never-leak-7';
 
@@ -181,6 +181,43 @@ describe('reviewbot review --local', () => {
     expect(text.stdout).toContain('Not posted (--local).');
     for (const out of [json.stdout, json.stderr, text.stdout, text.stderr])
       expect(out).not.toContain(LLM_KEY);
+  });
+
+  it("the agent's Read, Grep and Glob see no file .gitignore excludes (.env, node_modules)", async () => {
+    llm.setScript([
+      {
+        toolCalls: [
+          { name: 'Read', input: { file_path: LOCAL.ignoredEnv } },
+          { name: 'Read', input: { file_path: LOCAL.ignoredDependency } },
+          { name: 'Grep', input: { pattern: 'CANARY_' } },
+          { name: 'Grep', input: { pattern: 'CANARY_', path: 'node_modules' } },
+          { name: 'Glob', input: { pattern: '**/*' } },
+          { name: 'Read', input: { file_path: LOCAL.untracked.path } },
+        ],
+      },
+      { toolCalls: [{ name: 'submit_review', input: { summary: 'Looked around.', comments: [] } }] },
+    ]);
+    const first = llm.requests.length;
+    const result = await runCliIn(repo.dir, ['review', '--local', '--json'], env);
+    expect(result.code).toBe(0);
+    const requests = llm.requests.slice(first);
+    expect(requests).toHaveLength(2);
+    const [readEnv, readDependency, grep, grepDependency, glob, readUntracked] = requests[1]!.toolResults;
+    expect(readEnv).toMatchObject({ isError: true });
+    expect(readEnv!.content).toMatch(/not a file of the repository/);
+    expect(readDependency).toMatchObject({ isError: true });
+    expect(grep!.content).toBe('No matches found.');
+    expect(grepDependency).toMatchObject({ isError: true });
+    const globbed = glob!.content.split('\n');
+    expect(globbed).toContain(LOCAL.untracked.path);
+    expect(globbed).toContain(LOCAL.staged.path);
+    expect(globbed).not.toContain(LOCAL.ignoredEnv);
+    expect(globbed).not.toContain(LOCAL.ignored);
+    expect(globbed.filter((f) => f.startsWith('node_modules'))).toEqual([]);
+    // Untracked files that are not ignored stay readable (they are part of the review).
+    expect(readUntracked!.content).toContain('- ship it');
+    for (const request of requests) expect(JSON.stringify(request)).not.toContain(CANARY);
+    expect(result.stdout).not.toContain(CANARY);
   });
 
   it('exit 2 with one line for a bad base, outside a repository, or a ref with --local', async () => {

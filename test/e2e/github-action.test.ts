@@ -159,7 +159,12 @@ describe('the Action entry point', () => {
     expect(stop).not.toBeNull();
     const review = result.stdout.slice(stop!.index, result.stdout.indexOf(`::${stop![1]}::`));
     expect(review).toContain('The constants change looks deliberate');
-    expect(readOutputs(runEnv.GITHUB_OUTPUT!)).toMatchObject({
+    const outputs = readOutputs(runEnv.GITHUB_OUTPUT!);
+    // Exactly the outputs action.yml declares: one missing would be an always-empty output.
+    expect(Object.keys(outputs).sort()).toEqual(Object.keys(action.outputs as object).sort());
+    expect(outputs.duration_ms).toMatch(/^\d+$/);
+    expect(Number(outputs.duration_ms)).toBeGreaterThanOrEqual(0);
+    expect(outputs).toMatchObject({
       findings: '3',
       rejected: '1',
       model: 'test-model',
@@ -203,7 +208,9 @@ describe('the Action entry point', () => {
     expect(result.code).toBe(0);
     // The three inline findings were posted by the first review: only the body is new, as a comment.
     expect(fx.github.reviews.length + fx.github.issueComments.length).toBe(posts + 1);
-    expect(readOutputs(runEnv.GITHUB_OUTPUT!)).toMatchObject({
+    const outputs = readOutputs(runEnv.GITHUB_OUTPUT!);
+    expect(Object.keys(outputs).sort()).toEqual(Object.keys(action.outputs as object).sort());
+    expect(outputs).toMatchObject({
       findings: '0',
       rejected: '1',
       posted: 'true',

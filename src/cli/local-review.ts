@@ -22,7 +22,7 @@ import { REVIEWBOT_VERSION } from './version.js';
 /** Options of a local review. */
 export interface LocalReviewOptions {
   format: 'text' | 'json' | 'sarif';
-  /** `--base REF`; default: origin's default branch, else main/master. */
+  /** `--base REF`; default: `origin/HEAD`, else main, master, origin/main, origin/master. */
   base?: string;
   prompt?: string;
   config?: string;

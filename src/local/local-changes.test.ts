@@ -1,10 +1,16 @@
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGit } from '../../test/support/git-fixtures.js';
 import { UsageError } from '../errors.js';
-import { collectLocalChanges } from './local-changes.js';
+import { collectLocalChanges, DEFAULT_BASES } from './local-changes.js';
+
+const README = readFileSync(
+  path.join(path.dirname(fileURLToPath(import.meta.url)), '../../README.md'),
+  'utf8',
+);
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -92,6 +98,20 @@ describe('collectLocalChanges', () => {
     expect((await collectLocalChanges({ cwd: dir })).files).toEqual(expected);
     runGit(dir, ['config', 'diff.submodule', 'diff']);
     expect((await collectLocalChanges({ cwd: dir })).files).toEqual(expected);
+  });
+
+  it('without origin/HEAD, main or master, falls back to origin/main', async () => {
+    const dir = repo('trunk', { 'a.txt': 'a\n' });
+    runGit(dir, ['update-ref', 'refs/remotes/origin/main', 'HEAD']);
+    runGit(dir, ['checkout', '--quiet', '-b', 'topic']);
+    writeFileSync(path.join(dir, 'a.txt'), 'b\n');
+    expect(await collectLocalChanges({ cwd: dir })).toMatchObject({ baseRef: 'origin/main' });
+  });
+
+  it("the README's --base default lists exactly the bases tried, in order", () => {
+    const row = README.split('\n').find((line) => line.startsWith('| `--base REF`'))!;
+    const named = [...row.split('default:')[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    expect(named).toEqual(['origin/HEAD', ...DEFAULT_BASES]);
   });
 
   it('finds nothing to review on a clean branch', async () => {

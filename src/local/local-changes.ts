@@ -14,8 +14,11 @@ import { newFilePatch, toPullRequestFiles } from './parse-git-diff.js';
 /** Untracked files larger than this (bytes) are listed without a patch, like a truncated diff. */
 const MAX_UNTRACKED_BYTES = 1024 * 1024;
 
-/** Where the default base is looked for, in order, after `refs/remotes/origin/HEAD`. */
-const DEFAULT_BASES = ['main', 'master', 'origin/main', 'origin/master'];
+/**
+ * Where the default base is looked for, in order, after `refs/remotes/origin/HEAD` (the README's
+ * `--base` row lists the same, checked by a test).
+ */
+export const DEFAULT_BASES: readonly string[] = ['main', 'master', 'origin/main', 'origin/master'];
 
 /** The local changes and the commits they are measured against. */
 export interface LocalChanges {
@@ -41,7 +44,7 @@ export interface LocalChanges {
 export interface CollectOptions {
   /** A directory inside the repository. */
   cwd: string;
-  /** `--base REF`; default: origin's default branch, else main/master. */
+  /** `--base REF`; default: `origin/HEAD`, else the first of `DEFAULT_BASES` that exists. */
   base?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -121,7 +124,9 @@ export async function collectLocalChanges(options: CollectOptions): Promise<Loca
 
   const baseRef = options.base ?? (await defaultBase(git));
   if (baseRef === undefined) {
-    throw new UsageError('--local found no base branch (no origin/HEAD, main or master): pass --base REF');
+    throw new UsageError(
+      `--local found no base branch (no origin/HEAD, ${DEFAULT_BASES.join(', ')}): pass --base REF`,
+    );
   }
   if (baseRef.startsWith('-'))
     throw new UsageError(`invalid --base "${baseRef}": expected a branch, tag or commit`);

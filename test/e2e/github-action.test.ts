@@ -5,7 +5,6 @@
  * holding a real `pull_request` payload from `@octokit/webhooks-examples`, `GITHUB_REPOSITORY`,
  * `GITHUB_API_URL`, `GITHUB_TOKEN`, `INPUT_*` — against the fake GitHub and a scripted model.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +16,7 @@ import {
   type ExamplePayload,
 } from '../../src/platforms/github/webhook-examples.test-helper.js';
 import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
-import type { CliResult } from '../support/run-cli.js';
+import { runCli, type CliResult } from '../support/run-cli.js';
 import { createCliFixture, GITHUB_TOKEN, LLM_KEY, reviewScript, type CliFixture } from './cli-fixture.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -26,23 +25,9 @@ const MAIN = path.join(ROOT, 'dist', 'src', 'action', 'main.js');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- action.yml as parsed YAML
 const action = parse(readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as Record<string, any>;
 
+/** Runs the Action's entry point (`node dist/src/action/main.js`) as the composite's step does. */
 function runAction(env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli([], env, { command: [process.execPath, MAIN] });
 }
 
 /** Parses a `GITHUB_OUTPUT` file (`name<<DELIMITER` blocks). */

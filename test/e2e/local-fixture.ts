@@ -1,14 +1,12 @@
 /**
  * A developer's clone for `reviewbot review --local`: a branch with a commit, a staged new file, an
- * unstaged edit, a staged rename with an edit, an untracked file and ignored ones (a build output, a `.env`, a dependency), while `main`
- * moved on after the branch point (its change must not be reviewed). Plus the built CLI run in a
- * chosen directory.
+ * unstaged edit, a staged rename with an edit, an untracked file and ignored ones (a build output,
+ * a `.env`, a dependency), while `main` moved on after the branch point (its change must not be
+ * reviewed).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CLI_PATH, type CliResult } from '../support/run-cli.js';
 import { cloneWorkingCopy, commitToBranch, createBareRepo, runGit } from '../support/git-fixtures.js';
 
 function numbered(prefix: string, count: number): string {
@@ -96,30 +94,4 @@ export function createLocalRepo(): LocalRepo {
   mkdirSync(path.join(dir, path.dirname(LOCAL.ignoredDependency)), { recursive: true });
   writeFileSync(path.join(dir, LOCAL.ignoredDependency), `module.exports = '${CANARY}';\n`);
   return { root, dir };
-}
-
-/** Runs the built CLI in `cwd` with exactly `env` (plus PATH); kills it after `timeoutMs`. */
-export function runCliIn(
-  cwd: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
-): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }

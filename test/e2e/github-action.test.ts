@@ -75,6 +75,17 @@ describe('action.yml', () => {
     // No Docker image anywhere: composite steps only.
     expect(JSON.stringify(action.runs)).not.toMatch(/docker:\/\//);
   });
+
+  it('installs with the dev dependencies the build needs, also in a job with NODE_ENV=production', () => {
+    const steps = action.runs.steps as Array<{ uses?: string; run?: string; with?: Record<string, string> }>;
+    const install = steps.find((s) => s.run?.includes('npm ci'));
+    expect(install?.run).toMatch(/\bnpm ci\b.* --include=dev\b/);
+    // Node 22 is set up before the install and stays on PATH for the job's later steps (README).
+    const setup = steps.findIndex((s) => s.uses?.startsWith('actions/setup-node@'));
+    expect(setup).toBeGreaterThanOrEqual(0);
+    expect(steps[setup]!.with?.['node-version']).toBe('22');
+    expect(setup).toBeLessThan(steps.indexOf(install!));
+  });
 });
 
 describe('the Action entry point', () => {

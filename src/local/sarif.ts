@@ -132,8 +132,8 @@ function toResult(f: Finding, inDiff: boolean, files: Map<string, PullRequestFil
   const file = files.get(f.path);
   const removed = f.side === 'LEFT';
   const region = regionOf(f, file);
-  const range =
-    f.startLine !== undefined && f.startLine !== f.line ? `${f.startLine}-${f.line}` : `${f.line}`;
+  const [low, high] = [Math.min(f.startLine ?? f.line, f.line), Math.max(f.startLine ?? f.line, f.line)];
+  const range = low !== high ? `${low}-${high}` : `${f.line}`;
   const where = removed ? `On removed line(s) ${range} of the base version: ` : '';
   const suggestion = f.suggestion !== undefined ? `\n\nSuggested change:\n${f.suggestion}` : '';
   const artifactLocation = { uri: relativeUri(f.path), uriBaseId: 'SRCROOT' };

@@ -85,6 +85,7 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
         homeDir,
         masker,
         signal: runOptions.signal,
+        ...(runOptions.isVisible ? { isVisible: runOptions.isVisible } : {}),
         onSubmit: (review) => {
           submitted = review;
         },

@@ -43,6 +43,12 @@ export interface AgentRunOptions {
    * the API runner ignores it (it always sends `history`).
    */
   resumeSessionId?: string;
+  /**
+   * Which workspace paths the read tools may see (`ToolContext.isVisible`); absent: all. Set by
+   * `review --local` (its tracked and untracked-but-not-ignored files). Both runners apply it to the
+   * paths tools name; the API runner's Glob/Grep also skip invisible files.
+   */
+  isVisible?: (relative: string) => boolean;
 }
 
 /** Output of one agent run. */

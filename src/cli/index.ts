@@ -39,7 +39,7 @@ program
   .option('--local', "review this git repository's committed and uncommitted changes (no platform)", false)
   .option(
     '--base <ref>',
-    'with --local: compare with the merge base of this ref (default: origin/HEAD, main, master)',
+    'with --local: compare with the merge base of this ref (default: origin/HEAD, main, master, origin/main, origin/master)',
   )
   .addOption(
     new Option('--format <format>', 'output format (sarif: with --local only)').choices([

@@ -10,6 +10,8 @@ import type { Logger } from '../logger.js';
 import { collectLocalChanges, type LocalChanges } from '../local/local-changes.js';
 import { createLocalPlatform, LOCAL_REPO_NAME, localPullRequest } from '../local/local-platform.js';
 import { toSarif } from '../local/sarif.js';
+import { visiblePathPredicate } from '../local/visible-files.js';
+import type { AgentRunner } from '../agent/types.js';
 import { executeReview, type ReviewEvent } from '../review/execute-review.js';
 import { reviewLimitsOf } from '../review/limits.js';
 import type { ExecuteReviewResult } from '../review/types.js';
@@ -21,7 +23,7 @@ import { REVIEWBOT_VERSION } from './version.js';
 /** Options of a local review. */
 export interface LocalReviewOptions {
   format: 'text' | 'json' | 'sarif';
-  /** `--base REF`; default: origin's default branch, else main/master. */
+  /** `--base REF`; default: `origin/HEAD`, else main, master, origin/main, origin/master. */
   base?: string;
   prompt?: string;
   config?: string;
@@ -79,7 +81,10 @@ export async function runLocalReview(options: LocalReviewOptions, deps: LocalRev
       reviewLimitsOf(config),
     ]);
     for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
-    const runner = buildRunner(config, env, masker, logger);
+    const built = buildRunner(config, env, masker, logger);
+    // The agent reads what a clone would hold: not the developer's ignored files (.env, node_modules).
+    const isVisible = visiblePathPredicate(changes.visibleFiles);
+    const runner: AgentRunner = { run: (runOptions) => built.run({ ...runOptions, isVisible }) };
     const pullRequest = localPullRequest(changes);
     const outcome = await executeReview({
       platform: createLocalPlatform(changes),

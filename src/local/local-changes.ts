@@ -14,8 +14,11 @@ import { newFilePatch, toPullRequestFiles } from './parse-git-diff.js';
 /** Untracked files larger than this (bytes) are listed without a patch, like a truncated diff. */
 const MAX_UNTRACKED_BYTES = 1024 * 1024;
 
-/** Where the default base is looked for, in order, after `refs/remotes/origin/HEAD`. */
-const DEFAULT_BASES = ['main', 'master', 'origin/main', 'origin/master'];
+/**
+ * Where the default base is looked for, in order, after `refs/remotes/origin/HEAD` (the README's
+ * `--base` row lists the same, checked by a test).
+ */
+export const DEFAULT_BASES: readonly string[] = ['main', 'master', 'origin/main', 'origin/master'];
 
 /** The local changes and the commits they are measured against. */
 export interface LocalChanges {
@@ -30,13 +33,18 @@ export interface LocalChanges {
   /** Current branch name, or `HEAD` when detached. */
   branch: string;
   files: PullRequestFile[];
+  /**
+   * Every file a clone of the working tree would hold: tracked and untracked-but-not-ignored
+   * (`git ls-files -co --exclude-standard`), repository-relative; what the agent may read.
+   */
+  visibleFiles: string[];
 }
 
 /** Options of `collectLocalChanges`. */
 export interface CollectOptions {
   /** A directory inside the repository. */
   cwd: string;
-  /** `--base REF`; default: origin's default branch, else main/master. */
+  /** `--base REF`; default: `origin/HEAD`, else the first of `DEFAULT_BASES` that exists. */
   base?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -116,7 +124,9 @@ export async function collectLocalChanges(options: CollectOptions): Promise<Loca
 
   const baseRef = options.base ?? (await defaultBase(git));
   if (baseRef === undefined) {
-    throw new UsageError('--local found no base branch (no origin/HEAD, main or master): pass --base REF');
+    throw new UsageError(
+      `--local found no base branch (no origin/HEAD, ${DEFAULT_BASES.join(', ')}): pass --base REF`,
+    );
   }
   if (baseRef.startsWith('-'))
     throw new UsageError(`invalid --base "${baseRef}": expected a branch, tag or commit`);
@@ -146,13 +156,34 @@ export async function collectLocalChanges(options: CollectOptions): Promise<Loca
   }
 
   // The working tree against the merge base: commits, staged and unstaged changes of tracked files.
-  const diff = ['diff', '-M', '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative'];
-  const [raw, numstat, patch, untracked] = await Promise.all([
+  // The user's diff config must not change the format parsed here: a submodule as one
+  // "Subproject commit" hunk like GitHub shows it (diff.submodule=log/diff prints no `diff --git`
+  // header), a space before empty context lines, a/ b/ prefixes, 3 context lines, no colour, no
+  // external diff or textconv.
+  const config = {
+    'diff.suppressBlankEmpty': 'false',
+    'diff.noprefix': 'false',
+    'diff.mnemonicPrefix': 'false',
+    'diff.context': '3',
+  };
+  const diff = [
+    ...Object.entries(config).flatMap(([key, value]) => ['-c', `${key}=${value}`]),
+    'diff',
+    '-M',
+    '--submodule=short',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-relative',
+  ];
+  const [raw, numstat, patch, untracked, listed] = await Promise.all([
     git([...diff, '-z', '--raw', mergeBase]),
     git([...diff, '-z', '--numstat', mergeBase]),
     git([...diff, '--src-prefix=a/', '--dst-prefix=b/', mergeBase]),
     untrackedFiles(git, root),
+    git(['ls-files', '--cached', '--others', '--exclude-standard', '-z']),
   ]);
   const files = [...toPullRequestFiles(raw, numstat, patch), ...untracked];
-  return { root, baseRef, mergeBase, headSha, branch, files };
+  const visibleFiles = [...new Set(listed.split('\0').filter((name) => name !== ''))];
+  return { root, baseRef, mergeBase, headSha, branch, files, visibleFiles };
 }

@@ -6,6 +6,7 @@
 import { UsageError } from '../errors.js';
 import type { Platform, PullRequestInfo } from '../platforms/types.js';
 import type { LocalChanges } from './local-changes.js';
+import { renderGitHubSuggestion } from '../platforms/github/suggestion.js';
 
 /** Repository name the local review reports (there is no remote repository). */
 export const LOCAL_REPO_NAME = 'local/repository';
@@ -67,10 +68,6 @@ export function createLocalPlatform(changes: LocalChanges): Platform {
       // Nothing is cloned: `executeReview` uses the repository in place (`workspaceDir`).
       return { username: '', password: '' };
     },
-    renderSuggestion(suggestion) {
-      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
-      const fence = body.includes('```') ? '````' : '```';
-      return `${fence}suggestion\n${body}${fence}`;
-    },
+    renderSuggestion: renderGitHubSuggestion,
   };
 }

@@ -34,7 +34,7 @@ describe('toSarif', () => {
     expect(sarifErrors(log)).toEqual([]);
     const run = log.runs[0]!;
     expect(run.originalUriBaseIds).toEqual({ SRCROOT: { uri: 'file:///repo%20dir/' } });
-    expect(run.results.map((r) => [r.level, r.locations[0]!.physicalLocation])).toEqual([
+    expect(run.results.map((r) => [r.level, r.locations![0]!.physicalLocation])).toEqual([
       [
         'warning',
         {
@@ -67,6 +67,54 @@ describe('toSarif', () => {
     bad.runs[0]!.results[0]!.level = 'fatal';
     expect(sarifErrors(bad)).not.toEqual([]);
     expect(sarifErrors({ ...log, version: '2.0.0' })).not.toEqual([]);
+  });
+});
+
+describe('toSarif with odd lines and paths (notes not in the diff)', () => {
+  const odd = (rejected: ExecuteReviewResult['rejected']): ExecuteReviewResult => ({
+    ...result,
+    findings: [],
+    rejected,
+  });
+  const locationsOf = (log: ReturnType<typeof toSarif>) => log.runs[0]!.results.map((r) => r.locations);
+
+  it('a line that is not an integer >= 1 gives a file-level location (no region), valid SARIF', () => {
+    const log = toSarif(
+      odd([
+        { path: 'c.ts', line: 0, side: 'RIGHT', body: 'missing line' },
+        { path: 'c.ts', line: 3.5, side: 'RIGHT', body: 'fraction', suggestion: 'y();' },
+        { path: 'c.ts', line: -2, side: 'LEFT', body: 'negative removed' },
+        { path: 'c.ts', line: 5, startLine: 0.5, side: 'RIGHT', body: 'fractional start' },
+      ]),
+      { toolVersion: '1.2.3', files },
+    );
+    expect(sarifErrors(log)).toEqual([]);
+    const fileLevel = [{ physicalLocation: { artifactLocation: { uri: 'c.ts', uriBaseId: 'SRCROOT' } } }];
+    expect(locationsOf(log)).toEqual([fileLevel, fileLevel, fileLevel, fileLevel]);
+    expect(log.runs[0]!.results[1]!.fixes).toBeUndefined();
+  });
+
+  it('a start line after the line gives the ordered range, also for the fix', () => {
+    const log = toSarif(
+      odd([{ path: 'c.ts', line: 2, startLine: 9, side: 'RIGHT', body: 'reversed', suggestion: 'z();' }]),
+      { toolVersion: '1.2.3', files },
+    );
+    expect(sarifErrors(log)).toEqual([]);
+    const [res] = log.runs[0]!.results;
+    expect(res!.locations![0]!.physicalLocation.region).toEqual({ startLine: 2, endLine: 9 });
+    expect(res!.fixes).toMatchObject([
+      { artifactChanges: [{ replacements: [{ deletedRegion: { startLine: 2, endLine: 9 } }] }] },
+    ]);
+  });
+
+  it('an empty path gives a result without locations', () => {
+    const log = toSarif(odd([{ path: '', line: 4, side: 'RIGHT', body: 'nowhere' }]), {
+      toolVersion: '1.2.3',
+      files,
+    });
+    expect(sarifErrors(log)).toEqual([]);
+    expect(log.runs[0]!.results[0]!.locations).toBeUndefined();
+    expect(log.runs[0]!.results[0]!.message.text).toContain('nowhere');
   });
 });
 

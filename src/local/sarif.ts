@@ -6,6 +6,9 @@
  * the diff") are `note`s with the property `inDiff: false`. Locations are in the working tree's
  * files (`physicalLocation.region.startLine`/`endLine`, 1-based); a finding on a removed line (side
  * LEFT) points at the line of the new file where the removal happened and says so in its message.
+ * A finding whose line is not an integer >= 1 gets a file-level location (no `region`), one with an
+ * empty path no `locations`: a rejected finding's position comes from the model unchecked, and one
+ * invalid region makes `upload-sarif` reject the whole file.
  * A suggestion becomes a `fix` replacing the finding's lines.
  */
 import { parsePatch } from '../review/diff.js';
@@ -48,7 +51,8 @@ export interface SarifResult {
   ruleIndex: number;
   level: 'warning' | 'note';
   message: { text: string };
-  locations: Array<{ physicalLocation: SarifPhysicalLocation }>;
+  /** Absent when the finding names no file (empty path). */
+  locations?: Array<{ physicalLocation: SarifPhysicalLocation }>;
   fixes?: Array<Record<string, unknown>>;
   properties: Record<string, unknown>;
 }
@@ -56,6 +60,7 @@ export interface SarifResult {
 /** `physicalLocation` object (§3.29). */
 export interface SarifPhysicalLocation {
   artifactLocation: { uri: string; uriBaseId: string };
+  /** Absent (a file-level location) when the finding's lines are not integers >= 1. */
   region?: { startLine: number; endLine: number };
 }
 
@@ -101,12 +106,34 @@ export function newLineOfRemoved(file: PullRequestFile | undefined, oldLine: num
   return 1;
 }
 
+/** Whether `n` can be a SARIF line number (an integer >= 1, §3.30.5); model output may not be. */
+function isLine(n: number | undefined): n is number {
+  return n !== undefined && Number.isInteger(n) && n >= 1;
+}
+
+/**
+ * The `region` of a finding in the new file, or `undefined` (a file-level location) when its line or
+ * start line is not an integer >= 1 (a rejected finding's line comes from the model unchecked).
+ * Lines out of order are put in order; a LEFT finding points at one new-file line.
+ */
+function regionOf(
+  f: Finding,
+  file: PullRequestFile | undefined,
+): { startLine: number; endLine: number } | undefined {
+  if (!isLine(f.line) || (f.startLine !== undefined && !isLine(f.startLine))) return undefined;
+  const first = Math.min(f.startLine ?? f.line, f.line);
+  const last = Math.max(f.startLine ?? f.line, f.line);
+  if (f.side !== 'LEFT') return { startLine: first, endLine: last };
+  const line = newLineOfRemoved(file, first);
+  return { startLine: line, endLine: line };
+}
+
 function toResult(f: Finding, inDiff: boolean, files: Map<string, PullRequestFile>): SarifResult {
   const file = files.get(f.path);
   const removed = f.side === 'LEFT';
-  const startLine = removed ? newLineOfRemoved(file, f.startLine ?? f.line) : (f.startLine ?? f.line);
-  const endLine = removed ? startLine : f.line;
-  const range = f.startLine !== undefined && f.startLine < f.line ? `${f.startLine}-${f.line}` : `${f.line}`;
+  const region = regionOf(f, file);
+  const [low, high] = [Math.min(f.startLine ?? f.line, f.line), Math.max(f.startLine ?? f.line, f.line)];
+  const range = low !== high ? `${low}-${high}` : `${f.line}`;
   const where = removed ? `On removed line(s) ${range} of the base version: ` : '';
   const suggestion = f.suggestion !== undefined ? `\n\nSuggested change:\n${f.suggestion}` : '';
   const artifactLocation = { uri: relativeUri(f.path), uriBaseId: 'SRCROOT' };
@@ -115,7 +142,10 @@ function toResult(f: Finding, inDiff: boolean, files: Map<string, PullRequestFil
     ruleIndex: 0,
     level: inDiff ? 'warning' : 'note',
     message: { text: `${where}${f.body}${suggestion}` },
-    locations: [{ physicalLocation: { artifactLocation, region: { startLine, endLine } } }],
+    // An empty path has no artifact (`uri: ''` names nothing): the result keeps only its message.
+    ...(f.path !== ''
+      ? { locations: [{ physicalLocation: { artifactLocation, ...(region ? { region } : {}) } }] }
+      : {}),
     properties: {
       side: f.side,
       line: f.line,
@@ -123,16 +153,14 @@ function toResult(f: Finding, inDiff: boolean, files: Map<string, PullRequestFil
       inDiff,
     },
   };
-  if (f.suggestion !== undefined && !removed && file?.status !== 'removed') {
+  if (f.suggestion !== undefined && region && f.path !== '' && !removed && file?.status !== 'removed') {
     result.fixes = [
       {
         description: { text: 'Suggested change' },
         artifactChanges: [
           {
             artifactLocation,
-            replacements: [
-              { deletedRegion: { startLine, endLine }, insertedContent: { text: f.suggestion } },
-            ],
+            replacements: [{ deletedRegion: region, insertedContent: { text: f.suggestion } }],
           },
         ],
       },

@@ -5,7 +5,6 @@
  * holding a real `pull_request` payload from `@octokit/webhooks-examples`, `GITHUB_REPOSITORY`,
  * `GITHUB_API_URL`, `GITHUB_TOKEN`, `INPUT_*` — against the fake GitHub and a scripted model.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +16,7 @@ import {
   type ExamplePayload,
 } from '../../src/platforms/github/webhook-examples.test-helper.js';
 import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
-import type { CliResult } from '../support/run-cli.js';
+import { runCli, type CliResult } from '../support/run-cli.js';
 import { createCliFixture, GITHUB_TOKEN, LLM_KEY, reviewScript, type CliFixture } from './cli-fixture.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -26,23 +25,9 @@ const MAIN = path.join(ROOT, 'dist', 'src', 'action', 'main.js');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- action.yml as parsed YAML
 const action = parse(readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as Record<string, any>;
 
+/** Runs the Action's entry point (`node dist/src/action/main.js`) as the composite's step does. */
 function runAction(env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli([], env, { command: [process.execPath, MAIN] });
 }
 
 /** Parses a `GITHUB_OUTPUT` file (`name<<DELIMITER` blocks). */
@@ -89,6 +74,17 @@ describe('action.yml', () => {
     }
     // No Docker image anywhere: composite steps only.
     expect(JSON.stringify(action.runs)).not.toMatch(/docker:\/\//);
+  });
+
+  it('installs with the dev dependencies the build needs, also in a job with NODE_ENV=production', () => {
+    const steps = action.runs.steps as Array<{ uses?: string; run?: string; with?: Record<string, string> }>;
+    const install = steps.find((s) => s.run?.includes('npm ci'));
+    expect(install?.run).toMatch(/\bnpm ci\b.* --include=dev\b/);
+    // Node 22 is set up before the install and stays on PATH for the job's later steps (README).
+    const setup = steps.findIndex((s) => s.uses?.startsWith('actions/setup-node@'));
+    expect(setup).toBeGreaterThanOrEqual(0);
+    expect(steps[setup]!.with?.['node-version']).toBe('22');
+    expect(setup).toBeLessThan(steps.indexOf(install!));
   });
 });
 
@@ -159,7 +155,12 @@ describe('the Action entry point', () => {
     expect(stop).not.toBeNull();
     const review = result.stdout.slice(stop!.index, result.stdout.indexOf(`::${stop![1]}::`));
     expect(review).toContain('The constants change looks deliberate');
-    expect(readOutputs(runEnv.GITHUB_OUTPUT!)).toMatchObject({
+    const outputs = readOutputs(runEnv.GITHUB_OUTPUT!);
+    // Exactly the outputs action.yml declares: one missing would be an always-empty output.
+    expect(Object.keys(outputs).sort()).toEqual(Object.keys(action.outputs as object).sort());
+    expect(outputs.duration_ms).toMatch(/^\d+$/);
+    expect(Number(outputs.duration_ms)).toBeGreaterThanOrEqual(0);
+    expect(outputs).toMatchObject({
       findings: '3',
       rejected: '1',
       model: 'test-model',
@@ -203,7 +204,9 @@ describe('the Action entry point', () => {
     expect(result.code).toBe(0);
     // The three inline findings were posted by the first review: only the body is new, as a comment.
     expect(fx.github.reviews.length + fx.github.issueComments.length).toBe(posts + 1);
-    expect(readOutputs(runEnv.GITHUB_OUTPUT!)).toMatchObject({
+    const outputs = readOutputs(runEnv.GITHUB_OUTPUT!);
+    expect(Object.keys(outputs).sort()).toEqual(Object.keys(action.outputs as object).sort());
+    expect(outputs).toMatchObject({
       findings: '0',
       rejected: '1',
       posted: 'true',

@@ -4,7 +4,6 @@
  * GitLab runner sets (`CI_MERGE_REQUEST_IID`, `CI_PROJECT_PATH`, `CI_SERVER_URL`) and the built CLI
  * as `reviewbot` on PATH — reviews the merge request on the fake GitLab and posts the review.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGitLab, type FakeGitLab } from '../support/fake-gitlab/index.js';
 import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
 import { createDiffScenario, type DiffScenario } from '../support/git-fixtures.js';
-import { CLI_PATH, type CliResult } from '../support/run-cli.js';
+import { CLI_PATH, runCli, type CliResult } from '../support/run-cli.js';
 import { LLM_KEY, reviewScript } from './cli-fixture.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -33,22 +32,13 @@ const job = (parse(readFileSync(TEMPLATE, 'utf8')) as Record<string, Job>).revie
 
 /** Runs the job's script the way a GitLab runner does: one shell, lines in order, stop at a failure. */
 function runScript(env: NodeJS.ProcessEnv, binDir: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-e', '-c', job.script.join('\n')], {
-      env: { PATH: `${binDir}:${process.env.PATH}`, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(
+    [],
+    { PATH: `${binDir}:${process.env.PATH}`, ...env },
+    {
+      command: ['sh', '-e', '-c', job.script.join('\n')],
+    },
+  );
 }
 
 describe('ci/gitlab/reviewbot.gitlab-ci.yml', () => {

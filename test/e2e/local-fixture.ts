@@ -1,19 +1,20 @@
 /**
  * A developer's clone for `reviewbot review --local`: a branch with a commit, a staged new file, an
- * unstaged edit, a staged rename with an edit, an untracked file and an ignored one, while `main`
- * moved on after the branch point (its change must not be reviewed). Plus the built CLI run in a
- * chosen directory.
+ * unstaged edit, a staged rename with an edit, an untracked file and ignored ones (a build output,
+ * a `.env`, a dependency), while `main` moved on after the branch point (its change must not be
+ * reviewed).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CLI_PATH, type CliResult } from '../support/run-cli.js';
 import { cloneWorkingCopy, commitToBranch, createBareRepo, runGit } from '../support/git-fixtures.js';
 
 function numbered(prefix: string, count: number): string {
   return Array.from({ length: count }, (_, i) => `export const ${prefix}${i + 1} = ${i + 1};\n`).join('');
 }
+
+/** Text only the developer's ignored files hold: no tool of the agent may show it. */
+export const CANARY = 'CANARY_db_password_do_not_read_31337';
 
 /** Paths and hand-computed line numbers of the local scenario (RIGHT = working tree numbering). */
 export const LOCAL = {
@@ -23,6 +24,9 @@ export const LOCAL = {
   renamed: { from: 'src/old-name.ts', path: 'src/new-name.ts', line: 6 },
   untracked: { path: 'notes/todo.md', line: 2 },
   ignored: 'build/out.js',
+  /** Ignored secrets and dependencies of the developer's tree, holding `CANARY`. */
+  ignoredEnv: '.env',
+  ignoredDependency: 'node_modules/left-pad/index.js',
   movedOnMain: 'src/main-only.ts',
   /** An unchanged line of a changed file (not on the diff). */
   offDiff: { path: 'src/committed.ts', line: 15 },
@@ -46,7 +50,7 @@ export function createLocalRepo(): LocalRepo {
         [LOCAL.committed.path]: numbered('c', 20),
         [LOCAL.unstaged.path]: numbered('u', 10),
         [LOCAL.renamed.from]: numbered('r', 10),
-        '.gitignore': 'build/\n',
+        '.gitignore': 'build/\n.env\nnode_modules/\n',
       },
     },
   });
@@ -86,31 +90,8 @@ export function createLocalRepo(): LocalRepo {
   writeFileSync(path.join(dir, LOCAL.untracked.path), '# TODO\n- ship it\n');
   mkdirSync(path.join(dir, 'build'));
   writeFileSync(path.join(dir, LOCAL.ignored), 'ignored();\n');
+  writeFileSync(path.join(dir, LOCAL.ignoredEnv), `DB_PASSWORD=${CANARY}\n`);
+  mkdirSync(path.join(dir, path.dirname(LOCAL.ignoredDependency)), { recursive: true });
+  writeFileSync(path.join(dir, LOCAL.ignoredDependency), `module.exports = '${CANARY}';\n`);
   return { root, dir };
-}
-
-/** Runs the built CLI in `cwd` with exactly `env` (plus PATH); kills it after `timeoutMs`. */
-export function runCliIn(
-  cwd: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
-): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }

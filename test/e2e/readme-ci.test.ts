@@ -47,6 +47,20 @@ describe('README CI files', () => {
     if (uses.includes('reviewbot/reviewbot@')) expect(workflow.permissions['pull-requests']).toBe('write');
   });
 
+  it.each(workflows)(
+    '$name: a pull_request job runs only for pull requests from this repository',
+    ({ text }) => {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a workflow as parsed YAML
+      const workflow = parse(text) as Record<string, any>;
+      const on = typeof workflow.on === 'string' ? { [workflow.on]: null } : (workflow.on as object);
+      if (!('pull_request' in on)) return;
+      // A fork's pull_request run gets no secrets: without the guard every fork pull request fails.
+      for (const job of Object.values(workflow.jobs as Record<string, { if?: string }>)) {
+        expect(job.if).toContain('github.event.pull_request.head.repo.full_name == github.repository');
+      }
+    },
+  );
+
   it('the workflow schema check can fail', () => {
     expect(validate({ on: 'push', jobs: { a: { 'runs-on': 'x', steps: [{ uses: 1 }] } } })).toBe(false);
   });

@@ -11,7 +11,7 @@ import { startFakeAnthropic, type FakeLlm, type ScriptedReply } from '../support
 import { runCli } from '../support/run-cli.js';
 import { runGit } from '../support/git-fixtures.js';
 import { sarifErrors } from '../fixtures/sarif/validate-sarif.js';
-import { createLocalRepo, LOCAL, runCliIn, type LocalRepo } from './local-fixture.js';
+import { CANARY, createLocalRepo, LOCAL, type LocalRepo } from './local-fixture.js';
 
 const LLM_KEY = 'sk-local-llm-key-that-must-never-leak-7';
 
@@ -111,7 +111,7 @@ describe('reviewbot review --local', () => {
   it('--format sarif: one valid SARIF 2.1.0 result per finding, on the working tree lines', async () => {
     llm.setScript(script());
     const status = runGit(repo.dir, ['status', '--porcelain']);
-    const result = await runCliIn(`${repo.dir}/src`, ['review', '--local', '--format', 'sarif'], env);
+    const result = await runCli(['review', '--local', '--format', 'sarif'], env, { cwd: `${repo.dir}/src` });
     expect(result.stderr).not.toMatch(/reviewbot: /);
     expect(result.code).toBe(0);
     const log = JSON.parse(result.stdout) as {
@@ -125,7 +125,7 @@ describe('reviewbot review --local', () => {
       informationUri: expect.stringMatching(/^https:\/\//),
     });
     const at = (r: SarifResultView) => {
-      const loc = r.locations[0]!.physicalLocation;
+      const loc = r.locations![0]!.physicalLocation;
       return `${r.level} ${loc.artifactLocation.uri}:${loc.region.startLine}-${loc.region.endLine}`;
     };
     expect(run.results.map(at)).toEqual([
@@ -161,7 +161,9 @@ describe('reviewbot review --local', () => {
 
   it('--format json and text print the same review; nothing is posted', async () => {
     llm.setScript(script());
-    const json = await runCliIn(repo.dir, ['review', '--local', '--json', '--base', 'origin/main'], env);
+    const json = await runCli(['review', '--local', '--json', '--base', 'origin/main'], env, {
+      cwd: repo.dir,
+    });
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout) as Record<string, unknown>;
     expect(parsed).toMatchObject({
@@ -173,7 +175,7 @@ describe('reviewbot review --local', () => {
     expect(parsed.rejected).toEqual([expect.objectContaining({ path: LOCAL.offDiff.path, line: 15 })]);
 
     llm.setScript(script());
-    const text = await runCliIn(repo.dir, ['review', '--local'], env);
+    const text = await runCli(['review', '--local'], env, { cwd: repo.dir });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('Review of local changes on feature against origin/main');
     expect(text.stdout).toContain(`${LOCAL.renamed.path}:6 (RIGHT)`);
@@ -181,6 +183,43 @@ describe('reviewbot review --local', () => {
     expect(text.stdout).toContain('Not posted (--local).');
     for (const out of [json.stdout, json.stderr, text.stdout, text.stderr])
       expect(out).not.toContain(LLM_KEY);
+  });
+
+  it("the agent's Read, Grep and Glob see no file .gitignore excludes (.env, node_modules)", async () => {
+    llm.setScript([
+      {
+        toolCalls: [
+          { name: 'Read', input: { file_path: LOCAL.ignoredEnv } },
+          { name: 'Read', input: { file_path: LOCAL.ignoredDependency } },
+          { name: 'Grep', input: { pattern: 'CANARY_' } },
+          { name: 'Grep', input: { pattern: 'CANARY_', path: 'node_modules' } },
+          { name: 'Glob', input: { pattern: '**/*' } },
+          { name: 'Read', input: { file_path: LOCAL.untracked.path } },
+        ],
+      },
+      { toolCalls: [{ name: 'submit_review', input: { summary: 'Looked around.', comments: [] } }] },
+    ]);
+    const first = llm.requests.length;
+    const result = await runCli(['review', '--local', '--json'], env, { cwd: repo.dir });
+    expect(result.code).toBe(0);
+    const requests = llm.requests.slice(first);
+    expect(requests).toHaveLength(2);
+    const [readEnv, readDependency, grep, grepDependency, glob, readUntracked] = requests[1]!.toolResults;
+    expect(readEnv).toMatchObject({ isError: true });
+    expect(readEnv!.content).toMatch(/not a file of the repository/);
+    expect(readDependency).toMatchObject({ isError: true });
+    expect(grep!.content).toBe('No matches found.');
+    expect(grepDependency).toMatchObject({ isError: true });
+    const globbed = glob!.content.split('\n');
+    expect(globbed).toContain(LOCAL.untracked.path);
+    expect(globbed).toContain(LOCAL.staged.path);
+    expect(globbed).not.toContain(LOCAL.ignoredEnv);
+    expect(globbed).not.toContain(LOCAL.ignored);
+    expect(globbed.filter((f) => f.startsWith('node_modules'))).toEqual([]);
+    // Untracked files that are not ignored stay readable (they are part of the review).
+    expect(readUntracked!.content).toContain('- ship it');
+    for (const request of requests) expect(JSON.stringify(request)).not.toContain(CANARY);
+    expect(result.stdout).not.toContain(CANARY);
   });
 
   it('exit 2 with one line for a bad base, outside a repository, or a ref with --local', async () => {
@@ -191,7 +230,7 @@ describe('reviewbot review --local', () => {
       [repo.dir, ['review', 'acme/widgets#1', '--format', 'sarif'], /--format sarif needs --local/],
     ];
     for (const [cwd, args, message] of cases) {
-      const result = await runCliIn(cwd, args, env);
+      const result = await runCli(args, env, { cwd });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -201,10 +240,14 @@ describe('reviewbot review --local', () => {
 
   it('exit 1 when the model provider refuses the key', async () => {
     llm.setScript(script());
-    const result = await runCliIn(repo.dir, ['review', '--local', '--format', 'sarif'], {
-      ...env,
-      ANTHROPIC_API_KEY: 'sk-wrong-key',
-    });
+    const result = await runCli(
+      ['review', '--local', '--format', 'sarif'],
+      {
+        ...env,
+        ANTHROPIC_API_KEY: 'sk-wrong-key',
+      },
+      { cwd: repo.dir },
+    );
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/reviewbot: /);

@@ -21,13 +21,34 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Options of `runCli`. */
+export interface RunCliOptions {
+  /** Kill the process after this many ms; default 60 s. */
+  timeoutMs?: number;
+  /** Working directory; default: the test process's. */
+  cwd?: string;
+  /**
+   * Program and its leading arguments, run instead of `node dist/src/cli/index.js`; `args` follow.
+   * E.g. `[process.execPath, 'dist/src/action/main.js']`, or `['sh', '-e', '-c', script]`.
+   */
+  command?: readonly [string, ...string[]];
+}
+
 /**
- * Runs `node dist/src/cli/index.js ...args` with exactly `env` (plus PATH) and resolves when it exits.
- * Kills it after `timeoutMs` (default 60 s).
+ * Runs `node dist/src/cli/index.js ...args` (or `options.command ...args`) with exactly `env` (plus
+ * PATH and NO_COLOR=1, which `env` may override) and resolves when it exits. Kills it after the
+ * timeout (`options`, or a number of ms for short; default 60 s).
  */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: number | RunCliOptions = {},
+): Promise<CliResult> {
+  const { timeoutMs = 60_000, cwd, command } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const [program, ...leading] = command ?? [process.execPath, CLI_PATH];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    const child = spawn(program, [...leading, ...args], {
+      ...(cwd !== undefined ? { cwd } : {}),
       env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -83,6 +83,7 @@ export function buildQueryOptions(
       rootReal: input.rootReal,
       allowedTools: tools.allowed,
       masker: input.masker,
+      ...(input.run.isVisible ? { isVisible: input.run.isVisible } : {}),
     }),
     stderr: onStderr,
     ...(input.model ? { model: input.model } : {}),

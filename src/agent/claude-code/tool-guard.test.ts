@@ -51,6 +51,19 @@ describe('Claude Code tool guard', () => {
     expect(await reviewToolCall(options, tool, resolved)).toBeUndefined();
   });
 
+  it('with isVisible (review --local), a path outside the visible files is refused', async () => {
+    const visible = (relative: string) => ['.', 'src', 'src/a.ts'].includes(relative);
+    const local = { ...options, isVisible: visible };
+    expect(await reviewToolCall(local, 'Read', { file_path: 'src/a.ts' })).toBeUndefined();
+    expect(await reviewToolCall(local, 'Read', { file_path: '.env' })).toMatch(
+      /not a file of the repository/,
+    );
+    expect(await reviewToolCall(local, 'Grep', { pattern: 'x', path: 'node_modules' })).toMatch(
+      /not a file of the repository/,
+    );
+    expect(await reviewToolCall(options, 'Read', { file_path: '.env' })).toBeUndefined();
+  });
+
   it.each([
     ['Read', { file_path: '../secret.txt' }, /outside the workspace/],
     ['Read', { file_path: '/etc/passwd' }, /outside the workspace/],

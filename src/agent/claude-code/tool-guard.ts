@@ -24,6 +24,8 @@ export interface ToolGuardOptions {
   /** Claude Code tool names the run may use (built-in and MCP). */
   allowedTools: readonly string[];
   masker: SecretMasker;
+  /** Paths a tool may name (`AgentRunOptions.isVisible`, e.g. `review --local`); absent: all. */
+  isVisible?: (relative: string) => boolean;
 }
 
 /** Which input fields of each built-in tool name a file or directory. */
@@ -48,6 +50,7 @@ export async function checkClaudeToolPath(
   workspaceDir: string,
   rootReal: string,
   input: string,
+  isVisible?: (relative: string) => boolean,
 ): Promise<string | undefined> {
   if (input.startsWith('~')) return `paths under the home directory are not allowed (${input})`;
   const absolute = path.resolve(workspaceDir, input);
@@ -60,7 +63,7 @@ export async function checkClaudeToolPath(
   }
   if (relative === undefined) return `path is outside the workspace (${input})`;
   try {
-    await resolveToolPath(rootReal, relative);
+    await resolveToolPath(rootReal, relative, isVisible);
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
@@ -98,7 +101,12 @@ export async function reviewToolCall(
   for (const field of PATH_FIELDS[toolName] ?? []) {
     const value = input[field];
     if (typeof value === 'string' && value !== '') {
-      const reason = await checkClaudeToolPath(options.workspaceDir, options.rootReal, value);
+      const reason = await checkClaudeToolPath(
+        options.workspaceDir,
+        options.rootReal,
+        value,
+        options.isVisible,
+      );
       if (reason) return reason;
     }
   }

@@ -60,10 +60,15 @@ export interface ConfinedPath {
  * Resolves a model-given path inside the workspace whose real path is `rootReal`. The lexical
  * rules of `checkToolPath` apply first; then the real path of the target (or, when it does not
  * exist yet, of its nearest existing ancestor) must lie inside the workspace and outside `.git`,
- * so a symlink pointing out of the workspace (or into `.git`) is refused.
+ * so a symlink pointing out of the workspace (or into `.git`) is refused. With `isVisible`
+ * (`ToolContext.isVisible`), the path and its real target must both be visible.
  * Throws `ToolError` (its message is returned to the model) when the path is refused.
  */
-export async function resolveToolPath(rootReal: string, input: string): Promise<ConfinedPath> {
+export async function resolveToolPath(
+  rootReal: string,
+  input: string,
+  isVisible?: (relative: string) => boolean,
+): Promise<ConfinedPath> {
   const check = checkToolPath(input);
   if (!check.ok) throw new ToolError(check.reason);
   const absolute = path.join(rootReal, check.relative);
@@ -71,8 +76,15 @@ export async function resolveToolPath(rootReal: string, input: string): Promise<
   if (!isInsideRoot(rootReal, real)) {
     throw new ToolError(`path resolves outside the workspace through a symlink (${input})`);
   }
-  if (hasGitSegment(path.relative(rootReal, real).split(path.sep).join('/'))) {
+  const realRelative = path.relative(rootReal, real).split(path.sep).join('/') || '.';
+  if (hasGitSegment(realRelative)) {
     throw new ToolError(`access to .git is not allowed (${input})`);
+  }
+  // The same words whether the file exists or not: an ignored file's existence is not revealed.
+  if (isVisible && !(isVisible(check.relative) && isVisible(realRelative))) {
+    throw new ToolError(
+      `${input} is not a file of the repository (files .gitignore excludes are not visible)`,
+    );
   }
   return { absolute, relative: check.relative };
 }

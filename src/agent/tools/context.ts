@@ -15,6 +15,13 @@ export interface ToolContext {
   onSubmit: (review: SubmitReviewInput) => void;
   /** Aborts running subprocesses (Bash) and long walks (Glob/Grep). */
   signal?: AbortSignal;
+  /**
+   * Which workspace paths Read, Glob and Grep may see, by workspace-relative POSIX path (`.` = the
+   * root): true for a visible file and for every directory above one. `review --local` passes its
+   * repository's tracked and untracked-but-not-ignored files (what a pull request's clone holds),
+   * so a developer's `.env` or `node_modules` stays out of reach. Absent: every path is visible.
+   */
+  isVisible?: (relative: string) => boolean;
 }
 
 /**

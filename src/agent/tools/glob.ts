@@ -36,11 +36,12 @@ export async function globFiles(
   dirRelative: string,
   pattern: string,
   signal?: AbortSignal,
+  isVisible?: (relative: string) => boolean,
 ): Promise<string> {
   const dirInfo = await stat(`${rootReal}/${dirRelative}`).catch(() => undefined);
   if (!dirInfo?.isDirectory()) throw new ToolError(`${dirRelative} is not a directory`);
   const isMatch = picomatch(pattern, { dot: true });
-  const walk = await walkFiles(rootReal, dirRelative, signal);
+  const walk = await walkFiles(rootReal, dirRelative, signal, undefined, isVisible);
   const prefix = dirRelative === '.' ? '' : `${dirRelative}/`;
   const matches = walk.files.filter((file) => isMatch(file.slice(prefix.length))).sort(compareCodePoints);
   if (matches.length === 0)
@@ -66,8 +67,8 @@ export function createGlobTool(ctx: ToolContext) {
       'to the repository root, sorted.',
     inputSchema: globInput,
     execute: guardExecute(ctx, async (input: GlobInput) => {
-      const dir = await resolveToolPath(ctx.rootReal, input.path ?? '.');
-      return globFiles(ctx.rootReal, dir.relative, input.pattern, ctx.signal);
+      const dir = await resolveToolPath(ctx.rootReal, input.path ?? '.', ctx.isVisible);
+      return globFiles(ctx.rootReal, dir.relative, input.pattern, ctx.signal, ctx.isVisible);
     }),
   });
 }

@@ -50,6 +50,7 @@ export async function grepFiles(
   input: GrepInput,
   signal?: AbortSignal,
   timeoutMs = GREP_TIMEOUT_MS,
+  isVisible?: (relative: string) => boolean,
 ): Promise<string> {
   const flags = input['-i'] ? 'i' : '';
   try {
@@ -62,7 +63,7 @@ export async function grepFiles(
   let files: string[];
   let walkTruncated = false;
   if (info.isDirectory()) {
-    const walk = await walkFiles(rootReal, targetRelative, signal);
+    const walk = await walkFiles(rootReal, targetRelative, signal, undefined, isVisible);
     walkTruncated = walk.truncated;
     const prefix = targetRelative === '.' ? '' : `${targetRelative}/`;
     const isMatch = input.glob ? picomatch(input.glob, { dot: true, basename: true }) : () => true;
@@ -98,8 +99,8 @@ export function createGrepTool(ctx: ToolContext) {
       'lines as path:line:text. Use glob to restrict file names and path to restrict the directory.',
     inputSchema: grepInput,
     execute: guardExecute(ctx, async (input: GrepInput) => {
-      const target = await resolveToolPath(ctx.rootReal, input.path ?? '.');
-      return grepFiles(ctx.rootReal, target.relative, input, ctx.signal);
+      const target = await resolveToolPath(ctx.rootReal, input.path ?? '.', ctx.isVisible);
+      return grepFiles(ctx.rootReal, target.relative, input, ctx.signal, undefined, ctx.isVisible);
     }),
   });
 }

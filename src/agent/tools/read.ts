@@ -72,7 +72,7 @@ export function createReadTool(ctx: ToolContext) {
       `Reads up to ${DEFAULT_READ_LINES} lines from the start by default; use offset and limit for long files.`,
     inputSchema: readInput,
     execute: guardExecute(ctx, async (input: ReadInput) => {
-      const target = await resolveToolPath(ctx.rootReal, input.file_path);
+      const target = await resolveToolPath(ctx.rootReal, input.file_path, ctx.isVisible);
       const text = await readTextFile(target.absolute, target.relative);
       return formatNumberedLines(text, input.offset, input.limit);
     }),

@@ -20,12 +20,15 @@ export interface WalkResult {
 /**
  * Lists the files under the workspace-relative directory `startRelative` (`.` = root) of the
  * workspace whose real path is `rootReal`. Stops early when `signal` aborts (throws its reason).
+ * With `isVisible` (`ToolContext.isVisible`) it neither lists nor descends what is not visible, so
+ * an ignored `node_modules` costs no entries.
  */
 export async function walkFiles(
   rootReal: string,
   startRelative: string,
   signal?: AbortSignal,
   maxEntries = MAX_WALK_ENTRIES,
+  isVisible?: (relative: string) => boolean,
 ): Promise<WalkResult> {
   const files: string[] = [];
   const pending = [startRelative];
@@ -43,20 +46,27 @@ export async function walkFiles(
       if (++visited > maxEntries) return { files, truncated: true };
       if (entry.name.toLowerCase() === '.git') continue;
       const relative = dirRelative === '.' ? entry.name : `${dirRelative}/${entry.name}`;
+      if (isVisible && !isVisible(relative)) continue;
       if (entry.isDirectory()) pending.push(relative);
       else if (entry.isFile()) files.push(relative);
-      else if (entry.isSymbolicLink() && (await isConfinedFileLink(rootReal, relative))) files.push(relative);
+      else if (entry.isSymbolicLink() && (await isConfinedFileLink(rootReal, relative, isVisible)))
+        files.push(relative);
     }
   }
   return { files, truncated: false };
 }
 
-/** True when the symlink `relative` resolves to a regular file inside the workspace, outside `.git`. */
-async function isConfinedFileLink(rootReal: string, relative: string): Promise<boolean> {
+/** True when the symlink `relative` resolves to a regular (visible) file inside the workspace, outside `.git`. */
+async function isConfinedFileLink(
+  rootReal: string,
+  relative: string,
+  isVisible?: (relative: string) => boolean,
+): Promise<boolean> {
   try {
     const real = await realpath(path.join(rootReal, relative));
     if (!isInsideRoot(rootReal, real)) return false;
-    if (hasGitSegment(path.relative(rootReal, real).split(path.sep).join('/'))) return false;
+    const realRelative = path.relative(rootReal, real).split(path.sep).join('/');
+    if (hasGitSegment(realRelative) || (isVisible && !isVisible(realRelative))) return false;
     return (await stat(real)).isFile();
   } catch {
     return false;

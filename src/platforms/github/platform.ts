@@ -17,6 +17,7 @@ import type { GitHubSettings } from './credentials.js';
 import { toPlatformError } from './errors.js';
 import { gitHubMemoryMethods } from './memory-api.js';
 import { createGitHubWebhookHandler, splitWebhookSecrets } from './webhook.js';
+import { renderGitHubSuggestion } from './suggestion.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 
 function splitRepo(fullName: string): { owner: string; repo: string } {
@@ -230,11 +231,7 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
       return { username: 'x-access-token', password: auth.token };
     },
 
-    renderSuggestion(suggestion) {
-      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
-      const fence = body.includes('```') ? '````' : '```';
-      return `${fence}suggestion\n${body}${fence}`;
-    },
+    renderSuggestion: renderGitHubSuggestion,
 
     ...gitHubMemoryMethods(client, call),
   };

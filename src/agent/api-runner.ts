@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { providerAgentError } from './provider-error.js';
 import { createLanguageModel, resolveApiKey, resolveModelChoice, type ProviderId } from './providers.js';
+import type { ToolSandbox } from './sandbox/types.js';
 import { consumeAgentStream } from './stream-progress.js';
 import { buildTools, type SubmitReviewInput } from './tools/index.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from './types.js';
@@ -40,6 +41,8 @@ export interface ApiRunnerOptions {
   logger?: Logger;
   /** SDK retries per model call; default `DEFAULT_MAX_RETRIES` (2). */
   maxRetries?: number;
+  /** Sandbox of WORKER `Bash` (CONTRACT §16); default: `auto` as detected on this host. */
+  sandbox?: ToolSandbox;
 }
 
 /** Upper bound of tokens the model may generate per call (a review fits well within it). */
@@ -81,6 +84,7 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
         homeDir,
         masker,
         signal: runOptions.signal,
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
         onSubmit: (review) => {
           submitted = review;
         },

@@ -11,6 +11,7 @@ import { executeReview } from '../review/execute-review.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { buildPlatform } from './build-platform.js';
+import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
 import { parsePrRef } from './parse-pr-ref.js';
 import { printReview } from './print-review.js';
@@ -46,7 +47,8 @@ export async function runReviewCommand(
       ...(options.platform ? { requested: options.platform } : {}),
       ...(ref.platform ? { fromRef: ref.platform } : {}),
     });
-    const runner = buildRunner(config, env, masker, logger);
+    const sandbox = await setUpToolSandbox(config.agent, logger);
+    const runner = buildRunner(config, env, masker, logger, { sandbox });
     const botUsernames = [config.reviewer.bot_username, config.worker.bot_username].filter(
       (n): n is string => n !== undefined,
     );

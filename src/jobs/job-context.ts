@@ -1,4 +1,5 @@
 /** What a job needs from its host (the server process, or a cluster Job pod). */
+import type { ToolSandbox } from '../agent/sandbox/types.js';
 import type { AgentEvent, AgentRunner, ConversationMessage } from '../agent/types.js';
 import type { RawConfig } from '../config/schema.js';
 import { ReviewbotError } from '../errors.js';
@@ -25,6 +26,8 @@ export interface JobContext {
   masker: SecretMasker;
   /** Aborts the agent and git (e.g. on shutdown). */
   signal?: AbortSignal;
+  /** The tool sandbox detected at start-up (CONTRACT §16); default: detected on first use. */
+  sandbox?: ToolSandbox;
 }
 
 /**

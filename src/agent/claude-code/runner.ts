@@ -6,6 +6,7 @@
 import { AgentError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { SecretMasker, secretValues } from '../../secrets.js';
+import type { ToolSandbox } from '../sandbox/types.js';
 import { EMPTY_PROMPT_STAND_IN, DEFAULT_MAX_RETRIES } from '../api-runner.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from '../types.js';
 import {
@@ -47,6 +48,8 @@ export interface ClaudeCodeRunnerOptions {
   timeoutMs?: number;
   /** Loads the SDK; tests may pass their own. Default: dynamic import of the optional dependency. */
   loadSdk?: () => Promise<ClaudeAgentSdk>;
+  /** Sandbox of `Bash` (CONTRACT §16); default: `auto` as detected on this host. */
+  sandbox?: ToolSandbox;
 }
 
 /**

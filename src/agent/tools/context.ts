@@ -1,5 +1,6 @@
 /** What every agent tool of one run shares: the workspace, the Bash home, the masker, the sink. */
 import type { SecretMasker } from '../../secrets.js';
+import type { ToolSandbox } from '../sandbox/types.js';
 import type { SubmitReviewInput } from './submit-review.js';
 import { ToolError } from './tool-error.js';
 
@@ -15,6 +16,8 @@ export interface ToolContext {
   onSubmit: (review: SubmitReviewInput) => void;
   /** Aborts running subprocesses (Bash) and long walks (Glob/Grep). */
   signal?: AbortSignal;
+  /** Sandbox of Bash (CONTRACT §16); default: `auto` as detected on this host, no network. */
+  sandbox?: ToolSandbox;
 }
 
 /**

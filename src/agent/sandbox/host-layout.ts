@@ -1,0 +1,56 @@
+/** Reads what `buildBwrapArgs` needs from the host: system directory shapes, Node's home, env. */
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { scrubbedEnv } from '../../secrets.js';
+import { SYSTEM_ENTRIES, type HostEntry } from './bwrap-args.js';
+
+/** How `/bin`, `/lib`, … look on this host (symlinks into `/usr` on merged-/usr systems). */
+export async function readSystemEntries(): Promise<Record<string, HostEntry>> {
+  const out: Record<string, HostEntry> = {};
+  for (const entry of SYSTEM_ENTRIES) {
+    try {
+      const stat = await lstat(entry);
+      if (stat.isSymbolicLink()) out[entry] = { kind: 'symlink', target: await readlink(entry) };
+      else out[entry] = stat.isDirectory() ? { kind: 'dir' } : { kind: 'missing' };
+    } catch {
+      out[entry] = { kind: 'missing' };
+    }
+  }
+  return out;
+}
+
+/**
+ * The Node.js installation running this process: its `bin` directory (put first on the sandbox's
+ * PATH, so `node` works inside) and, when it lives outside `/usr`, the tree to bind read-only.
+ */
+export async function nodeInstallation(): Promise<{ binDir: string; tree?: string }> {
+  const exec = await realpath(process.execPath);
+  const binDir = path.dirname(exec);
+  if (exec.startsWith('/usr/')) return { binDir };
+  return { binDir, tree: path.dirname(binDir) };
+}
+
+/** PATH inside the sandbox: Node's directory, then the standard system directories. */
+export function sandboxPath(nodeBinDir: string): string {
+  const dirs = [nodeBinDir, '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+  return [...new Set(dirs)].join(':');
+}
+
+/**
+ * The environment of a sandboxed command: `scrubbedEnv` (no token, key or store URL) with HOME,
+ * TMPDIR=/tmp and the sandbox's PATH; `extra` (e.g. proxy variables) added last.
+ */
+export function sandboxEnv(
+  hostEnv: NodeJS.ProcessEnv,
+  home: string,
+  nodeBinDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(scrubbedEnv(hostEnv, home))) {
+    if (value !== undefined) out[name] = value;
+  }
+  out.PATH = sandboxPath(nodeBinDir);
+  out.TMPDIR = '/tmp';
+  return { ...out, ...extra };
+}

@@ -1,0 +1,107 @@
+/**
+ * Runs one tool command inside bubblewrap (CONTRACT §16), with the network proxy when
+ * `agent.sandbox_network` lists hosts and a pids cgroup when the host allows one.
+ */
+import path from 'node:path';
+import type { Logger } from '../../logger.js';
+import {
+  buildBwrapArgs,
+  SANDBOX_MAX_PROCESSES,
+  SANDBOX_PROXY_DIR,
+  SANDBOX_PROXY_PORT,
+} from './bwrap-args.js';
+import { nodeInstallation, readSystemEntries, sandboxEnv } from './host-layout.js';
+import {
+  FORWARDER_SOURCE,
+  PROXY_SOCKET_NAME,
+  startNetworkProxy,
+  type NetworkProxy,
+} from './network-proxy.js';
+import { createPidsCgroup, joinCgroupArgv } from './pids-cgroup.js';
+import { runProcess, type ShellOutcome } from './run-process.js';
+
+/** Paths inside the workspace the command may read but not change (git's configuration and hooks). */
+export const WORKSPACE_READ_ONLY = ['.git/config', '.git/hooks'];
+
+/** Options of `runSandboxed`. */
+export interface SandboxedRunOptions {
+  bwrapPath: string;
+  /** Real path of the workspace (writable, the working directory). */
+  workspace: string;
+  /** HOME of the command (writable, outside the workspace). */
+  home: string;
+  /** Hosts reachable through the proxy; `[]` = no network at all. */
+  networkHosts: readonly string[];
+  /** Parent of per-command pids cgroups (from detection), if any. */
+  pidsCgroup?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** The host environment the sandbox's (scrubbed) environment is taken from. */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Logs blocked network attempts. */
+  logger?: Logger;
+}
+
+/**
+ * The shell line that lowers the process limit, then runs the command (`ulimit -p` in dash,
+ * `-u` in bash; ignored where neither works).
+ */
+function limitedShell(command: string): string[] {
+  const limit = `ulimit -p ${SANDBOX_MAX_PROCESSES} 2>/dev/null || ulimit -u ${SANDBOX_MAX_PROCESSES} 2>/dev/null; exec /bin/sh -c "$1"`;
+  return ['/bin/sh', '-c', limit, 'sh', command];
+}
+
+/**
+ * Runs `command` with `/bin/sh -c` inside the sandbox. The bwrap process gets an empty environment
+ * (it is the sandbox's PID 1, whose `/proc/1/environ` the command can read); the command gets the
+ * scrubbed one. Resolves like `runProcess`.
+ */
+export async function runSandboxed(command: string, options: SandboxedRunOptions): Promise<ShellOutcome> {
+  const node = await nodeInstallation();
+  let proxy: NetworkProxy | undefined;
+  let cgroup: Awaited<ReturnType<typeof createPidsCgroup>>;
+  try {
+    let argv = limitedShell(command);
+    const extraEnv: Record<string, string> = {};
+    if (options.networkHosts.length > 0) {
+      proxy = await startNetworkProxy(options.networkHosts, options.logger);
+      const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) extraEnv[name] = url;
+      const socket = path.posix.join(SANDBOX_PROXY_DIR, PROXY_SOCKET_NAME);
+      argv = [
+        path.join(node.binDir, 'node'),
+        '-e',
+        FORWARDER_SOURCE,
+        '--',
+        socket,
+        String(SANDBOX_PROXY_PORT),
+        ...argv,
+      ];
+    }
+    const args = buildBwrapArgs(
+      {
+        workspace: options.workspace,
+        home: options.home,
+        systemEntries: await readSystemEntries(),
+        readOnly: node.tree === undefined ? [] : [node.tree],
+        workspaceReadOnly: WORKSPACE_READ_ONLY,
+        env: sandboxEnv(options.hostEnv ?? process.env, options.home, node.binDir, extraEnv),
+        ...(proxy ? { proxyDir: proxy.dir } : {}),
+      },
+      argv,
+    );
+    if (options.pidsCgroup) cgroup = await createPidsCgroup(options.pidsCgroup, SANDBOX_MAX_PROCESSES + 8);
+    const [file, ...rest] = cgroup
+      ? joinCgroupArgv(cgroup.dir, [options.bwrapPath, ...args])
+      : [options.bwrapPath, ...args];
+    return await runProcess(file as string, rest, {
+      cwd: options.workspace,
+      env: {},
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } finally {
+    await proxy?.close();
+    await cgroup?.remove();
+  }
+}

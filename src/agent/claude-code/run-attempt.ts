@@ -43,6 +43,8 @@ export interface AttemptInput {
   masker: SecretMasker;
   logger?: Logger;
   emit: (event: AgentEvent) => void;
+  /** Rewrites Bash commands to run in the tool sandbox (CONTRACT §16). */
+  wrapBash?: (command: string) => Promise<string>;
 }
 
 /** What one query produced: the tracked state, the last `submit_review` arguments, the ending. */
@@ -83,6 +85,7 @@ export function buildQueryOptions(
       rootReal: input.rootReal,
       allowedTools: tools.allowed,
       masker: input.masker,
+      ...(input.wrapBash ? { wrapBash: input.wrapBash } : {}),
     }),
     stderr: onStderr,
     ...(input.model ? { model: input.model } : {}),

@@ -7,22 +7,15 @@ import { defaultSandboxStatus } from './detect.js';
 import { runProcess, type ShellOutcome } from './run-process.js';
 import { runSandboxed } from './run-sandboxed.js';
 import type { ToolSandbox } from './types.js';
+import { SandboxUnavailableError } from './errors.js';
+
+export { SandboxUnavailableError } from './errors.js';
+export { openCommandWrapper, type CommandWrapper } from './command-wrapper.js';
 
 export { detectSandbox, probeSandbox, defaultSandboxStatus } from './detect.js';
 export { setUpToolSandbox } from './set-up.js';
 export type { SandboxMode, SandboxStatus, ToolSandbox } from './types.js';
 export type { ShellOutcome } from './run-process.js';
-
-/** Thrown when a command may not run because no sandbox is available (`agent.sandbox: auto`). */
-export class SandboxUnavailableError extends Error {
-  constructor(readonly reason: string) {
-    super(
-      `Bash is unavailable: no working sandbox on this host (${reason}). Commands are never run unsandboxed ` +
-        'while agent.sandbox is auto; the operator can install bubblewrap, or set agent.sandbox: off (unsafe).',
-    );
-    this.name = 'SandboxUnavailableError';
-  }
-}
 
 /** The refusal text of `Bash` under `status` `unavailable` (also quoted in the WORKER's reply). */
 export function bashUnavailableMessage(reason: string): string {

@@ -42,6 +42,18 @@ export interface SandboxedRunOptions {
   logger?: Logger;
 }
 
+/** What `sandboxedArgv` needs besides the command. */
+export interface SandboxArgvInput {
+  bwrapPath: string;
+  workspace: string;
+  home: string;
+  /** The running proxy, when network hosts are allowed. */
+  proxy?: NetworkProxy;
+  /** A pids cgroup the command joins first. */
+  cgroupDir?: string;
+  hostEnv?: NodeJS.ProcessEnv;
+}
+
 /**
  * The shell line that lowers the process limit, then runs the command (`ulimit -p` in dash,
  * `-u` in bash; ignored where neither works).
@@ -52,48 +64,63 @@ function limitedShell(command: string): string[] {
 }
 
 /**
+ * The complete argv (program first) that runs `command` with `/bin/sh -c` in the sandbox: joining
+ * the cgroup, bwrap, the in-sandbox proxy forwarder when a proxy runs, the process limit.
+ */
+export async function sandboxedArgv(command: string, input: SandboxArgvInput): Promise<string[]> {
+  const node = await nodeInstallation();
+  let argv = limitedShell(command);
+  const extraEnv: Record<string, string> = {};
+  if (input.proxy) {
+    const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) extraEnv[name] = url;
+    const socket = path.posix.join(SANDBOX_PROXY_DIR, PROXY_SOCKET_NAME);
+    argv = [
+      path.join(node.binDir, 'node'),
+      '-e',
+      FORWARDER_SOURCE,
+      '--',
+      socket,
+      String(SANDBOX_PROXY_PORT),
+      ...argv,
+    ];
+  }
+  const args = buildBwrapArgs(
+    {
+      workspace: input.workspace,
+      home: input.home,
+      systemEntries: await readSystemEntries(),
+      readOnly: node.tree === undefined ? [] : [node.tree],
+      workspaceReadOnly: WORKSPACE_READ_ONLY,
+      env: sandboxEnv(input.hostEnv ?? process.env, input.home, node.binDir, extraEnv),
+      ...(input.proxy ? { proxyDir: input.proxy.dir } : {}),
+    },
+    argv,
+  );
+  const full = [input.bwrapPath, ...args];
+  return input.cgroupDir ? joinCgroupArgv(input.cgroupDir, full) : full;
+}
+
+/**
  * Runs `command` with `/bin/sh -c` inside the sandbox. The bwrap process gets an empty environment
  * (it is the sandbox's PID 1, whose `/proc/1/environ` the command can read); the command gets the
  * scrubbed one. Resolves like `runProcess`.
  */
 export async function runSandboxed(command: string, options: SandboxedRunOptions): Promise<ShellOutcome> {
-  const node = await nodeInstallation();
   let proxy: NetworkProxy | undefined;
   let cgroup: Awaited<ReturnType<typeof createPidsCgroup>>;
   try {
-    let argv = limitedShell(command);
-    const extraEnv: Record<string, string> = {};
-    if (options.networkHosts.length > 0) {
+    if (options.networkHosts.length > 0)
       proxy = await startNetworkProxy(options.networkHosts, options.logger);
-      const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
-      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) extraEnv[name] = url;
-      const socket = path.posix.join(SANDBOX_PROXY_DIR, PROXY_SOCKET_NAME);
-      argv = [
-        path.join(node.binDir, 'node'),
-        '-e',
-        FORWARDER_SOURCE,
-        '--',
-        socket,
-        String(SANDBOX_PROXY_PORT),
-        ...argv,
-      ];
-    }
-    const args = buildBwrapArgs(
-      {
-        workspace: options.workspace,
-        home: options.home,
-        systemEntries: await readSystemEntries(),
-        readOnly: node.tree === undefined ? [] : [node.tree],
-        workspaceReadOnly: WORKSPACE_READ_ONLY,
-        env: sandboxEnv(options.hostEnv ?? process.env, options.home, node.binDir, extraEnv),
-        ...(proxy ? { proxyDir: proxy.dir } : {}),
-      },
-      argv,
-    );
     if (options.pidsCgroup) cgroup = await createPidsCgroup(options.pidsCgroup, SANDBOX_MAX_PROCESSES + 8);
-    const [file, ...rest] = cgroup
-      ? joinCgroupArgv(cgroup.dir, [options.bwrapPath, ...args])
-      : [options.bwrapPath, ...args];
+    const [file, ...rest] = await sandboxedArgv(command, {
+      bwrapPath: options.bwrapPath,
+      workspace: options.workspace,
+      home: options.home,
+      ...(proxy ? { proxy } : {}),
+      ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+      ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
+    });
     return await runProcess(file as string, rest, {
       cwd: options.workspace,
       env: {},

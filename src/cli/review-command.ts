@@ -41,12 +41,14 @@ export async function runReviewCommand(
     // Said once, on stderr, before the review starts; the review still runs (CONTRACT §3).
     const warnings = await configuredModelWarnings(config.agent);
     for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
-    const platform = await buildPlatform({
+    const anyRepoPlatform = await buildPlatform({
       env,
       logger,
       ...(options.platform ? { requested: options.platform } : {}),
       ...(ref.platform ? { fromRef: ref.platform } : {}),
     });
+    // A REVIEWER: the App token is minted for this repository with read-only contents (§16).
+    const platform = anyRepoPlatform.forJob?.(ref.repoFullName, 'reviewer') ?? anyRepoPlatform;
     const sandbox = await setUpToolSandbox(config.agent, logger);
     const runner = buildRunner(config, env, masker, logger, { sandbox });
     const botUsernames = [config.reviewer.bot_username, config.worker.bot_username].filter(

@@ -31,13 +31,18 @@ export interface JobContext {
 }
 
 /**
- * The platform a job's comment came from.
+ * The platform a job's comment came from; with `scope`, restricted to that repository and bot
+ * type where the platform can (`Platform.forJob`: least-privilege tokens, CONTRACT §16).
  * @throws ReviewbotError when that platform is not enabled in this process.
  */
-export function platformFor(ctx: JobContext, name: PlatformName): Platform {
+export function platformFor(
+  ctx: JobContext,
+  name: PlatformName,
+  scope?: { repoFullName: string; botType: BotType },
+): Platform {
   const platform = ctx.platforms.get(name);
   if (!platform) throw new ReviewbotError(`platform ${name} is not configured in this process`);
-  return platform;
+  return scope && platform.forJob ? platform.forJob(scope.repoFullName, scope.botType) : platform;
 }
 
 /** The configured bot usernames (their comments count as the bot's own). */

@@ -71,7 +71,10 @@ async function changedPaths(dir: string, baseSha: string, ctx: JobContext): Prom
  */
 export async function processWorkerComment(payload: JobPayload, ctx: JobContext): Promise<WorkerJobOutcome> {
   const { comment } = payload;
-  const platform = platformFor(ctx, comment.platform);
+  const platform = platformFor(ctx, comment.platform, {
+    repoFullName: comment.repoFullName,
+    botType: 'worker',
+  });
   const signal = ctx.signal ? { signal: ctx.signal } : {};
   const pr = await platform.getPullRequest(comment.repoFullName, comment.prNumber);
   const baseDir = ctx.config.workspace.base_dir;

@@ -4,8 +4,19 @@ import path from 'node:path';
 import { scrubbedEnv } from '../../secrets.js';
 import { SYSTEM_ENTRIES, type HostEntry } from './bwrap-args.js';
 
-/** How `/bin`, `/lib`, … look on this host (symlinks into `/usr` on merged-/usr systems). */
-export async function readSystemEntries(): Promise<Record<string, HostEntry>> {
+let systemEntries: Promise<Record<string, HostEntry>> | undefined;
+let installation: Promise<{ binDir: string; tree?: string }> | undefined;
+
+/**
+ * How `/bin`, `/lib`, … look on this host (symlinks into `/usr` on merged-/usr systems); read once
+ * per process.
+ */
+export function readSystemEntries(): Promise<Record<string, HostEntry>> {
+  systemEntries ??= readSystemEntriesNow();
+  return systemEntries;
+}
+
+async function readSystemEntriesNow(): Promise<Record<string, HostEntry>> {
   const out: Record<string, HostEntry> = {};
   for (const entry of SYSTEM_ENTRIES) {
     try {
@@ -22,8 +33,14 @@ export async function readSystemEntries(): Promise<Record<string, HostEntry>> {
 /**
  * The Node.js installation running this process: its `bin` directory (put first on the sandbox's
  * PATH, so `node` works inside) and, when it lives outside `/usr`, the tree to bind read-only.
+ * Found once per process.
  */
-export async function nodeInstallation(): Promise<{ binDir: string; tree?: string }> {
+export function nodeInstallation(): Promise<{ binDir: string; tree?: string }> {
+  installation ??= findNodeInstallation();
+  return installation;
+}
+
+async function findNodeInstallation(): Promise<{ binDir: string; tree?: string }> {
   const exec = await realpath(process.execPath);
   const binDir = path.dirname(exec);
   if (exec.startsWith('/usr/')) return { binDir };

@@ -129,6 +129,8 @@ export async function runSandboxed(command: string, options: SandboxedRunOptions
     });
   } finally {
     await proxy?.close();
-    await cgroup?.remove();
+    // The kernel reaps the namespace's processes shortly after its init dies: remove the cgroup
+    // in the background instead of making every command wait for that.
+    void cgroup?.remove();
   }
 }

@@ -1,8 +1,38 @@
 /** Reads what `buildBwrapArgs` needs from the host: system directory shapes, Node's home, env. */
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { chmod, cp, lstat, mkdtemp, readlink, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { scrubbedEnv } from '../../secrets.js';
-import { SYSTEM_ENTRIES, type HostEntry } from './bwrap-args.js';
+import { ETC_ALLOWLIST, SYSTEM_ENTRIES, type HostEntry } from './bwrap-args.js';
+
+let etcStage: Promise<string> | undefined;
+
+/**
+ * A private copy of the `/etc` entries the sandbox shows (`ETC_ALLOWLIST`; symlinks kept as they
+ * are, a symlinked entry such as `localtime` copied as its target's content), made once per process
+ * and removed at exit, so each command binds one directory as `/etc` instead of each file.
+ */
+export function stageEtc(): Promise<string> {
+  etcStage ??= (async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'reviewbot-sandbox-etc-'));
+    await chmod(dir, 0o755);
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    for (const name of ETC_ALLOWLIST) {
+      const from = path.join('/etc', name);
+      const top = await lstat(from).catch(() => undefined);
+      if (!top) continue;
+      await cp(from, path.join(dir, name), {
+        recursive: true,
+        dereference: top.isSymbolicLink(),
+        verbatimSymlinks: true,
+        errorOnExist: false,
+      }).catch(() => undefined);
+    }
+    return dir;
+  })();
+  return etcStage;
+}
 
 let systemEntries: Promise<Record<string, HostEntry>> | undefined;
 let installation: Promise<{ binDir: string; tree?: string }> | undefined;

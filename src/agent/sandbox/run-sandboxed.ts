@@ -10,7 +10,7 @@ import {
   SANDBOX_PROXY_DIR,
   SANDBOX_PROXY_PORT,
 } from './bwrap-args.js';
-import { nodeInstallation, readSystemEntries, sandboxEnv } from './host-layout.js';
+import { nodeInstallation, readSystemEntries, sandboxEnv, stageEtc } from './host-layout.js';
 import {
   FORWARDER_SOURCE,
   PROXY_SOCKET_NAME,
@@ -55,12 +55,12 @@ export interface SandboxArgvInput {
 }
 
 /**
- * The shell line that lowers the process limit, then runs the command (`ulimit -p` in dash,
- * `-u` in bash; ignored where neither works).
+ * `/bin/sh -c` of the command with the process limit lowered first, in the same shell (`ulimit -p`
+ * in dash, `-u` in bash; ignored where neither works). A command that does not parse runs nothing.
  */
 function limitedShell(command: string): string[] {
-  const limit = `ulimit -p ${SANDBOX_MAX_PROCESSES} 2>/dev/null || ulimit -u ${SANDBOX_MAX_PROCESSES} 2>/dev/null; exec /bin/sh -c "$1"`;
-  return ['/bin/sh', '-c', limit, 'sh', command];
+  const limit = `ulimit -p ${SANDBOX_MAX_PROCESSES} 2>/dev/null || ulimit -u ${SANDBOX_MAX_PROCESSES} 2>/dev/null`;
+  return ['/bin/sh', '-c', `${limit}\n${command}`];
 }
 
 /**
@@ -90,6 +90,7 @@ export async function sandboxedArgv(command: string, input: SandboxArgvInput): P
       workspace: input.workspace,
       home: input.home,
       systemEntries: await readSystemEntries(),
+      etcDir: await stageEtc(),
       readOnly: node.tree === undefined ? [] : [node.tree],
       workspaceReadOnly: WORKSPACE_READ_ONLY,
       env: sandboxEnv(input.hostEnv ?? process.env, input.home, node.binDir, extraEnv),

@@ -125,3 +125,10 @@ describe.runIf(status.kind === 'bwrap')('sandbox network policy', () => {
     expect(await run('proxy', `localhost:${port}`)).toMatch(/STATUS 403/);
   });
 });
+
+describe.runIf(status.kind !== 'bwrap')('without a working sandbox', () => {
+  it('refuses Bash, so no network request is ever made from a tool command', async () => {
+    const run = bash({ status, networkHosts: ['localhost'] });
+    expect(await run('direct', `localhost:${port}`)).toMatch(/^Bash is unavailable/);
+  });
+});

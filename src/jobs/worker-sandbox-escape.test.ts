@@ -147,6 +147,7 @@ describe('WORKER escape battery (API runner, in process)', () => {
     expect([...results.keys()]).toEqual(batteryCommands(targets).map(([label]) => label));
     expect(results.get('ps')!.content).not.toMatch(/vitest|redis-server|node .*dist/);
     expect(results.get('canary plain')!.content).toMatch(/No such file/);
+    expect(results.get('open fds')!.content.trim()).toBe('0 1 2 3');
     expect(results.get('git config')!.content).toContain('user.name=evil-global');
     expect(results.get('network')!.content).toMatch(/BLOCKED/);
     expect(results.get('network')!.content).not.toMatch(/REACHED/);

@@ -141,6 +141,7 @@ describe('WORKER escape battery through a run-job process', () => {
     async () => {
       const results = batteryResults(llm.requests, targets);
       expect(results.get('canary plain')!.content).toMatch(/No such file/);
+      expect(results.get('open fds')!.content.trim()).toBe('0 1 2 3');
       expect(results.get('network')!.content).toMatch(/BLOCKED/);
       expect(results.get('git config')!.content).toContain('user.name=evil-global');
       const head = await bareGit('rev-parse', 'refs/heads/feature');

@@ -72,6 +72,8 @@ export function batteryCommands(t: BatteryTargets): Array<[string, string, numbe
       10_000,
     ],
     ['ps', 'ps -eo pid,user,args 2>&1 || ls /proc', 10_000],
+    // `ls` itself opens one descriptor (3) to read the directory; anything else was inherited.
+    ['open fds', 'ls /proc/self/fd | tr "\\n" " "', 10_000],
     ['canary plain', `cat ${t.canaryPath}`, 10_000],
     ['canary rev', `rev ${t.canaryPath} || (cat ${t.canaryPath} | rev)`, 10_000],
     ['canary base64', `base64 ${t.canaryPath}; od -A n -t x1 ${t.canaryPath}`, 10_000],

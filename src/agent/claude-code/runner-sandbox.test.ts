@@ -91,6 +91,7 @@ describe.runIf(status.kind === 'bwrap')('Claude Code Bash in the sandbox', () =>
     expect(results.every(([, content]) => content !== '')).toBe(true);
     const byLabel = new Map(results);
     expect(byLabel.get('canary plain')).toMatch(/No such file/);
+    expect(byLabel.get('open fds')).toMatch(/^0 1 2 3 *\n/);
     expect(byLabel.get('network')).toMatch(/BLOCKED/);
     expect(byLabel.get('git config')).toContain('user.name=evil-global');
     expect(

@@ -73,6 +73,8 @@ export async function openCommandWrapper(
         workspace,
         home,
         hostEnv: scrubbedEnv(process.env, home),
+        // The agent CLI's shell may hold descriptors of its own: always close them.
+        closeFds: true,
         ...(proxy ? { proxy } : {}),
         ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
       });

@@ -10,6 +10,7 @@ import {
   SANDBOX_PROXY_DIR,
   SANDBOX_PROXY_PORT,
 } from './bwrap-args.js';
+import { closingFds, inheritableFds } from './close-fds.js';
 import { nodeInstallation, readSystemEntries, sandboxEnv, stageEtc } from './host-layout.js';
 import {
   FORWARDER_SOURCE,
@@ -19,6 +20,13 @@ import {
 } from './network-proxy.js';
 import { createPidsCgroup, joinCgroupArgv } from './pids-cgroup.js';
 import { runProcess, type ShellOutcome } from './run-process.js';
+
+let leaked: Promise<number[]> | undefined;
+/** Descriptors this process inherited without close-on-exec (they do not change after start-up). */
+function leakedFds(): Promise<number[]> {
+  leaked ??= inheritableFds();
+  return leaked;
+}
 
 /** Paths inside the workspace the command may read but not change (git's configuration and hooks). */
 export const WORKSPACE_READ_ONLY = ['.git/config', '.git/hooks'];
@@ -51,6 +59,8 @@ export interface SandboxArgvInput {
   proxy?: NetworkProxy;
   /** A pids cgroup the command joins first. */
   cgroupDir?: string;
+  /** Close every inherited descriptor above 2 first (default: when this process has any). */
+  closeFds?: boolean;
   hostEnv?: NodeJS.ProcessEnv;
 }
 
@@ -98,7 +108,9 @@ export async function sandboxedArgv(command: string, input: SandboxArgvInput): P
     },
     argv,
   );
-  const full = [input.bwrapPath, ...args];
+  let full = [input.bwrapPath, ...args];
+  if (input.closeFds ?? (await leakedFds()).length > 0)
+    full = closingFds(full, path.join(node.binDir, 'node'));
   return input.cgroupDir ? joinCgroupArgv(input.cgroupDir, full) : full;
 }
 

@@ -43,8 +43,9 @@ RUN case "$PROVIDER" in \
 
 FROM ${NODE_IMAGE}
 ARG PROVIDER=all
+# bubblewrap: the sandbox of every agent tool subprocess (CONTRACT §16).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git ca-certificates \
+ && apt-get install -y --no-install-recommends git ca-certificates bubblewrap \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 # As the CLI's shebang: glibc's mmap threshold fixed at 64 KiB, so memory returns after large bodies.

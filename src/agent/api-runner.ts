@@ -14,6 +14,7 @@ import { SecretMasker, secretValues } from '../secrets.js';
 import { providerAgentError } from './provider-error.js';
 import { createLanguageModel, resolveApiKey, resolveModelChoice, type ProviderId } from './providers.js';
 import { cachedInstructions, placeBreakpoints } from './prompt-cache.js';
+import type { ToolSandbox } from './sandbox/types.js';
 import { consumeAgentStream } from './stream-progress.js';
 import { buildTools, type SubmitReviewInput } from './tools/index.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from './types.js';
@@ -43,6 +44,8 @@ export interface ApiRunnerOptions {
   maxRetries?: number;
   /** Anthropic prompt caching (`cache_control` breakpoints, §15); default true. Ignored by other providers. */
   promptCaching?: boolean;
+  /** Sandbox of WORKER `Bash` (CONTRACT §16); default: `auto` as detected on this host. */
+  sandbox?: ToolSandbox;
 }
 
 /** Upper bound of tokens the model may generate per call (a review fits well within it). */
@@ -86,6 +89,7 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
         masker,
         signal: runOptions.signal,
         ...(runOptions.isVisible ? { isVisible: runOptions.isVisible } : {}),
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
         onSubmit: (review) => {
           submitted = review;
         },

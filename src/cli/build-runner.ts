@@ -5,6 +5,7 @@
 import { resolveClaudeCredential } from '../agent/claude-code/environment.js';
 import { isClaudeAgentSdkInstalled, MISSING_SDK_MESSAGE } from '../agent/claude-code/sdk-loader.js';
 import { resolveApiKey, resolveModelChoice } from '../agent/providers.js';
+import type { ToolSandbox } from '../agent/sandbox/types.js';
 import type { AgentRunner } from '../agent/types.js';
 import type { RawConfig } from '../config/schema.js';
 import { UsageError } from '../errors.js';
@@ -16,6 +17,8 @@ import type { SecretMasker } from '../secrets.js';
 export interface BuildRunnerDeps {
   /** Whether `@anthropic-ai/claude-agent-sdk` can be loaded; default: resolves it. */
   sdkInstalled?: () => boolean;
+  /** Sandbox of WORKER `Bash` detected at start-up (`setUpToolSandbox`); default: detected on first use. */
+  sandbox?: ToolSandbox;
 }
 
 /**
@@ -50,6 +53,7 @@ export function buildRunner(
         env,
         masker,
         logger,
+        ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
       }),
     );
   }
@@ -64,6 +68,7 @@ export function buildRunner(
       env,
       masker,
       logger,
+      ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
     }),
   );
 }

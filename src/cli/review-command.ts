@@ -13,6 +13,7 @@ import { reviewLimitsOf } from '../review/limits.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { buildPlatform } from './build-platform.js';
+import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
 import { runLocalReview } from './local-review.js';
 import { parsePrRef, type PrRef } from './parse-pr-ref.js';
@@ -102,13 +103,16 @@ export async function reviewPullRequest(
     reviewLimitsOf(config),
   ]);
   for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
-  const platform = await buildPlatform({
+  const anyRepoPlatform = await buildPlatform({
     env,
     logger,
     ...(options.platform ? { requested: options.platform } : {}),
     ...(ref.platform ? { fromRef: ref.platform } : {}),
   });
-  const runner = buildRunner(config, env, masker, logger);
+  // A REVIEWER: the App token is minted for this repository with read-only contents (§16).
+  const platform = anyRepoPlatform.forJob?.(ref.repoFullName, 'reviewer') ?? anyRepoPlatform;
+  const sandbox = await setUpToolSandbox(config.agent, logger);
+  const runner = buildRunner(config, env, masker, logger, { sandbox });
   const botUsernames = [config.reviewer.bot_username, config.worker.bot_username].filter(
     (n): n is string => n !== undefined,
   );

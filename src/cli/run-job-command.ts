@@ -19,6 +19,7 @@ import { createLogger, type Logger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import { buildPlatforms } from '../platforms/index.js';
 import { SecretMasker, secretValues } from '../secrets.js';
+import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
 
 /** Options of `reviewbot run-job`. */
@@ -60,11 +61,13 @@ async function setUpAndRun(
     log.warn({ err: masker.mask(error.message) }, 'store connection error'),
   );
   await redis.connect();
+  const sandbox = await setUpToolSandbox(config.agent, log);
   const platforms = await buildPlatforms({ env, logger: log });
-  const runner = buildRunner(config, env, masker, log);
+  const runner = buildRunner(config, env, masker, log, { sandbox });
   return runJob(payload, {
     platforms,
     createRunner: () => runner,
+    sandbox,
     config,
     store: createRedisConversationStore(redis, { ttlSeconds: config.store.key_ttl_seconds, logger: log }),
     metrics: createMetrics({ defaultMetrics: false }),

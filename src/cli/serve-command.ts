@@ -20,6 +20,7 @@ import type { Platform, PlatformName } from '../platforms/types.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { createServer } from '../server/app.js';
 import { configuredModelWarnings } from '../agent/model-deprecation.js';
+import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
 
 /** How long running jobs may take to finish after SIGTERM (CONTRACT §12), ms. */
@@ -70,11 +71,13 @@ async function createStandaloneRunner(
   platforms: Map<PlatformName, Platform>,
   deps: { logger: Logger; metrics: Metrics; masker: SecretMasker; signal: AbortSignal },
 ): Promise<InProcessJobRunner> {
-  const runner = buildRunner(config, env, deps.masker, deps.logger);
+  const sandbox = await setUpToolSandbox(config.agent, deps.logger);
+  const runner = buildRunner(config, env, deps.masker, deps.logger, { sandbox });
   await runner.preload();
   const context: JobContext = {
     platforms,
     createRunner: () => runner,
+    sandbox,
     config,
     store: createMemoryConversationStore(),
     ...deps,

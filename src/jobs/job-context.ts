@@ -1,4 +1,5 @@
 /** What a job needs from its host (the server process, or a cluster Job pod). */
+import type { ToolSandbox } from '../agent/sandbox/types.js';
 import type { AgentEvent, AgentRunner, ConversationMessage } from '../agent/types.js';
 import type { RawConfig } from '../config/schema.js';
 import { ReviewbotError } from '../errors.js';
@@ -25,16 +26,23 @@ export interface JobContext {
   masker: SecretMasker;
   /** Aborts the agent and git (e.g. on shutdown). */
   signal?: AbortSignal;
+  /** The tool sandbox detected at start-up (CONTRACT §16); default: detected on first use. */
+  sandbox?: ToolSandbox;
 }
 
 /**
- * The platform a job's comment came from.
+ * The platform a job's comment came from; with `scope`, restricted to that repository and bot
+ * type where the platform can (`Platform.forJob`: least-privilege tokens, CONTRACT §16).
  * @throws ReviewbotError when that platform is not enabled in this process.
  */
-export function platformFor(ctx: JobContext, name: PlatformName): Platform {
+export function platformFor(
+  ctx: JobContext,
+  name: PlatformName,
+  scope?: { repoFullName: string; botType: BotType },
+): Platform {
   const platform = ctx.platforms.get(name);
   if (!platform) throw new ReviewbotError(`platform ${name} is not configured in this process`);
-  return platform;
+  return scope && platform.forJob ? platform.forJob(scope.repoFullName, scope.botType) : platform;
 }
 
 /** The configured bot usernames (their comments count as the bot's own). */

@@ -36,7 +36,10 @@ export async function processReviewerComment(
   ctx: JobContext,
 ): Promise<ReviewerJobOutcome> {
   const { comment } = payload;
-  const platform = platformFor(ctx, comment.platform);
+  const platform = platformFor(ctx, comment.platform, {
+    repoFullName: comment.repoFullName,
+    botType: 'reviewer',
+  });
   const key = sessionKeyOf(payload);
   const previous = await ctx.store.load(key);
   const review = await executeReview({

@@ -63,7 +63,9 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
     const reason = failureReason(error, ctx.masker);
     ctx.metrics.job(String(payload.botType), 'failed', durationMs);
     logger.error({ durationMs, error: reason, errorType: (error as Error)?.name }, 'job failed');
-    const platform = ctx.platforms.get(comment.platform);
+    // The job's own least-privilege token (CONTRACT §16), as for its other calls.
+    const base = ctx.platforms.get(comment.platform);
+    const platform = base?.forJob?.(comment.repoFullName, payload.botType) ?? base;
     if (platform) {
       try {
         await platform.postReply(replyTargetOf(comment), failureReplyBody(payload.botType, reason));

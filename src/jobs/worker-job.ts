@@ -3,6 +3,7 @@
  * the agent with every tool (CONTRACT §8), then commit any change as the bot and push it to the head
  * branch (same-repository branches only), and reply in the mention's thread.
  */
+import { bashUnavailableMessage, defaultSandboxStatus } from '../agent/sandbox/index.js';
 import { WORKER_TOOLS } from '../agent/tools/names.js';
 import { GitError } from '../errors.js';
 import type { Posted, PullRequestInfo } from '../platforms/types.js';
@@ -70,7 +71,10 @@ async function changedPaths(dir: string, baseSha: string, ctx: JobContext): Prom
  */
 export async function processWorkerComment(payload: JobPayload, ctx: JobContext): Promise<WorkerJobOutcome> {
   const { comment } = payload;
-  const platform = platformFor(ctx, comment.platform);
+  const platform = platformFor(ctx, comment.platform, {
+    repoFullName: comment.repoFullName,
+    botType: 'worker',
+  });
   const signal = ctx.signal ? { signal: ctx.signal } : {};
   const pr = await platform.getPullRequest(comment.repoFullName, comment.prNumber);
   const baseDir = ctx.config.workspace.base_dir;
@@ -124,7 +128,11 @@ export async function processWorkerComment(payload: JobPayload, ctx: JobContext)
     }
     ctx.logger.info({ result: result.kind, files: files.length }, 'worker finished');
 
-    const posted = await platform.postReply(replyTargetOf(comment), workerReplyBody(summary, result, pr));
+    // Without a sandbox (`auto`) the agent's Bash was refused: the reply says so and why (§16).
+    const sandbox = ctx.sandbox?.status ?? (await defaultSandboxStatus());
+    let body = workerReplyBody(summary, result, pr);
+    if (sandbox.kind === 'unavailable') body += `\n\n> **Note:** ${bashUnavailableMessage(sandbox.reason)}`;
+    const posted = await platform.postReply(replyTargetOf(comment), body);
     await ctx.store.save(key, {
       sessionId: run.sessionId,
       messages: trimConversation(run.messages),

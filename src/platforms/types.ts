@@ -167,6 +167,12 @@ export interface Platform {
   submitReview(repoFullName: string, prNumber: number, review: ReviewSubmission): Promise<Posted>;
   /** Credentials for git over HTTP, fresh enough for the next git command. */
   getGitCredentials(): Promise<GitCredentials>;
+  /**
+   * Optional (CONTRACT §16): this platform for one job, whose API calls and git credentials carry
+   * only the rights of `botType` on `repoFullName` (GitHub App: a scoped installation token).
+   * Platforms without finer tokens leave it out (or return themselves).
+   */
+  forJob?(repoFullName: string, botType: 'reviewer' | 'worker'): Platform;
   /** Renders a suggested replacement for lines `startLine..line` in this platform's syntax. */
   renderSuggestion(suggestion: string, lineCount: number): string;
   /**

@@ -65,7 +65,7 @@ describe('Dockerfile', () => {
 
   it('installs git and CA certificates, runs as uid 1000 and enters through reviewbot on PATH', () => {
     const final = stages[2] ?? '';
-    expect(final).toMatch(/apt-get install -y --no-install-recommends git ca-certificates/);
+    expect(final).toMatch(/apt-get install -y --no-install-recommends git ca-certificates bubblewrap/);
     expect(final).toMatch(/^USER 1000:1000$/m);
     expect(final).toMatch(/^ENTRYPOINT \["reviewbot"\]$/m);
     const bin = (

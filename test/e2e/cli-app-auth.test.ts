@@ -64,6 +64,14 @@ describe('reviewbot review as a GitHub App', () => {
     expect(result.stderr).not.toMatch(/reviewbot: /);
     expect(result.code).toBe(0);
     expect(github.installationTokens.length).toBeGreaterThan(0);
+    // Least privilege (CONTRACT §16): one token, for this repository, with a REVIEWER's permissions.
+    const mints = github.requests.filter((r) => r.operationId === 'apps/create-installation-access-token');
+    expect(mints.map((r) => r.body)).toEqual([
+      {
+        repositories: ['widgets'],
+        permissions: { contents: 'read', pull_requests: 'write', issues: 'write' },
+      },
+    ]);
     // git asks anonymously first (401), then with the installation token.
     expect(github.gitRequests.some((r) => r.authorized)).toBe(true);
     expect(github.reviews).toHaveLength(1);

@@ -43,6 +43,8 @@ export interface AttemptInput {
   masker: SecretMasker;
   logger?: Logger;
   emit: (event: AgentEvent) => void;
+  /** Rewrites Bash commands to run in the tool sandbox (CONTRACT §16). */
+  wrapBash?: (command: string) => Promise<string>;
 }
 
 /** What one query produced: the tracked state, the last `submit_review` arguments, the ending. */
@@ -84,6 +86,7 @@ export function buildQueryOptions(
       allowedTools: tools.allowed,
       masker: input.masker,
       ...(input.run.isVisible ? { isVisible: input.run.isVisible } : {}),
+      ...(input.wrapBash ? { wrapBash: input.wrapBash } : {}),
     }),
     stderr: onStderr,
     ...(input.model ? { model: input.model } : {}),

@@ -8,6 +8,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../types.js';
+import { probeSandbox } from '../sandbox/index.js';
 import { AGENT_DIR_NAME } from './environment.js';
 import {
   createRunnerFixture,
@@ -19,6 +20,8 @@ import {
   type RunnerFixture,
 } from './runner-fixture.test-helper.js';
 
+/** Whether Bash runs in bubblewrap here (CONTRACT §16); where it cannot, Bash is refused instead. */
+const SANDBOXED = (await probeSandbox('auto')).kind === 'bwrap';
 const WORKER_TOOLS = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;
 const PARENT_SECRETS = {
   GITHUB_TOKEN: 'ghp_parentGithubTokenThatMustNotLeak0001',
@@ -102,7 +105,9 @@ describe('Claude Code runner, WORKER and sessions', () => {
     }
     expect(envOutput).not.toMatch(/^(GITHUB_TOKEN|CODEHOST_TOKEN|STORE_URL|ANTHROPIC_API_KEY)=/m);
     const home = path.join(fixture.baseDir, AGENT_DIR_NAME, 'home');
-    expect(envOutput).toContain(`HOME=${home}`);
+    // Sandboxed (CONTRACT §16), Bash gets a private HOME, not Claude Code's own (its config lives there).
+    if (SANDBOXED) expect(envOutput).not.toContain(`HOME=${home}`);
+    else expect(envOutput).toContain(`HOME=${home}`);
     expect(statSync(home).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(fixture.baseDir, AGENT_DIR_NAME, 'config')).mode & 0o777).toBe(0o700);
     expect(events).toContainEqual(
@@ -110,7 +115,35 @@ describe('Claude Code runner, WORKER and sessions', () => {
     );
   });
 
-  it('masks the API key when a tool prints it anyway', async () => {
+  it.runIf(SANDBOXED)('sandboxed Bash cannot see Claude Code or its environment at all', async () => {
+    fixture.llm.setScript(
+      routeTurns([
+        {
+          toolCalls: [
+            {
+              name: 'Bash',
+              input: {
+                command:
+                  'for f in /proc/[0-9]*/environ; do cat "$f"; done | base64; ps -eo args; echo "claude=$CLAUDE_PID"',
+              },
+            },
+          ],
+        },
+        { text: 'Looked.' },
+      ]),
+    );
+    await makeRunner(fixture).run(runOptions(fixture, [], { tools: [...WORKER_TOOLS] }));
+    const output = loopRequests(fixture.llm)[1]?.toolResults[0]?.content ?? '';
+    expect(output).toContain('claude=');
+    expect(output).not.toMatch(/claude=\d/);
+    expect(output).not.toMatch(/cli\.js|claude-agent-sdk/);
+    expect(output).not.toContain('***');
+    for (const form of [KEY, Buffer.from(KEY).toString('base64').slice(0, 24)]) {
+      expect(output.replace(/\s/g, '')).not.toContain(form);
+    }
+  });
+
+  it('masks the API key when a tool prints it anyway (agent.sandbox: off)', async () => {
     fixture.llm.setScript(
       routeTurns([
         {
@@ -126,7 +159,9 @@ describe('Claude Code runner, WORKER and sessions', () => {
         { text: 'Looked.' },
       ]),
     );
-    await makeRunner(fixture).run(runOptions(fixture, [], { tools: [...WORKER_TOOLS] }));
+    await makeRunner(fixture, { sandbox: { status: { kind: 'off' }, networkHosts: [] } }).run(
+      runOptions(fixture, [], { tools: [...WORKER_TOOLS] }),
+    );
     const output = loopRequests(fixture.llm)[1]?.toolResults[0]?.content ?? '';
     expect(output).toContain('ANTHROPIC_API_KEY=***');
     expect(output).not.toContain(KEY);

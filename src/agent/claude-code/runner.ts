@@ -6,10 +6,13 @@
 import { AgentError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { SecretMasker, secretValues } from '../../secrets.js';
+import { openCommandWrapper } from '../sandbox/command-wrapper.js';
+import type { ToolSandbox } from '../sandbox/types.js';
 import { EMPTY_PROMPT_STAND_IN, DEFAULT_MAX_RETRIES } from '../api-runner.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from '../types.js';
 import {
   buildChildEnv,
+  CREDENTIAL_VARS,
   ensureAgentDirs,
   resolveClaudeBaseUrl,
   resolveClaudeCredential,
@@ -48,6 +51,8 @@ export interface ClaudeCodeRunnerOptions {
   timeoutMs?: number;
   /** Loads the SDK; tests may pass their own. Default: dynamic import of the optional dependency. */
   loadSdk?: () => Promise<ClaudeAgentSdk>;
+  /** Sandbox of `Bash` (CONTRACT §16); default: `auto` as detected on this host. */
+  sandbox?: ToolSandbox;
 }
 
 /**
@@ -83,7 +88,10 @@ export function createClaudeCodeRunner(options: ClaudeCodeRunnerOptions): AgentR
       ...(baseUrl ? { baseUrl } : {}),
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     });
+    // Bash runs in the tool sandbox; the wrapper holds the run's sandbox HOME, proxy and cgroup.
+    const wrapper = await openCommandWrapper(options.sandbox, CREDENTIAL_VARS);
     const common: Omit<AttemptInput, 'prompt'> = {
+      wrapBash: (command) => wrapper.wrap(command, rootReal),
       sdk,
       run: runOptions,
       rootReal,
@@ -97,6 +105,18 @@ export function createClaudeCodeRunner(options: ClaudeCodeRunnerOptions): AgentR
       ...(log ? { logger: log } : {}),
     };
 
+    try {
+      return await runWithResume(common, runOptions, history);
+    } finally {
+      await wrapper.close();
+    }
+  }
+
+  async function runWithResume(
+    common: Omit<AttemptInput, 'prompt'>,
+    runOptions: AgentRunOptions,
+    history: ConversationMessage[],
+  ): Promise<AgentRunResult> {
     let outcome: Attempt | undefined;
     if (runOptions.resumeSessionId) {
       const prompt = runOptions.prompt.trim() === '' ? EMPTY_PROMPT_STAND_IN : runOptions.prompt;

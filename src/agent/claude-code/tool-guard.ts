@@ -12,6 +12,7 @@ import type {
   HookInput,
 } from '@anthropic-ai/claude-agent-sdk';
 import type { SecretMasker } from '../../secrets.js';
+import { SandboxUnavailableError } from '../sandbox/errors.js';
 import { isInsideRoot, resolveToolPath } from '../tools/confine.js';
 import { CREDENTIAL_VARS } from './environment.js';
 
@@ -26,6 +27,12 @@ export interface ToolGuardOptions {
   masker: SecretMasker;
   /** Paths a tool may name (`AgentRunOptions.isVisible`, e.g. `review --local`); absent: all. */
   isVisible?: (relative: string) => boolean;
+  /**
+   * Rewrites a Bash command to run inside the tool sandbox (CONTRACT §16, `openCommandWrapper`);
+   * rejects with the reason when no sandbox is available, and the call is refused with it.
+   * Without it the command only has the credential variables unset (`withCredentialsUnset`).
+   */
+  wrapBash?: (command: string) => Promise<string>;
 }
 
 /** Which input fields of each built-in tool name a file or directory. */
@@ -142,8 +149,8 @@ function deny(reason: string): HookJSONOutput {
 
 /**
  * Builds the `hooks` option of `query()`: a PreToolUse hook that refuses disallowed tools and
- * out-of-workspace paths (the model gets the reason as a tool error) and rewrites Bash commands with
- * `withCredentialsUnset`, and a PostToolUse hook that masks secrets in tool output. A hook that
+ * out-of-workspace paths (the model gets the reason as a tool error) and rewrites Bash commands to
+ * run in the sandbox (`wrapBash`; refused with the reason where none is available), and a PostToolUse hook that masks secrets in tool output. A hook that
  * fails refuses the call rather than letting it through.
  */
 export function createToolGuardHooks(
@@ -159,12 +166,18 @@ export function createToolGuardHooks(
         return {
           hookSpecificOutput: {
             hookEventName: 'PreToolUse',
-            updatedInput: { ...toolInput, command: withCredentialsUnset(toolInput.command) },
+            updatedInput: {
+              ...toolInput,
+              command: options.wrapBash
+                ? await options.wrapBash(toolInput.command)
+                : withCredentialsUnset(toolInput.command),
+            },
           },
         };
       }
       return {};
     } catch (error) {
+      if (error instanceof SandboxUnavailableError) return deny(error.message);
       return deny(`the tool call could not be checked: ${options.masker.mask(String(error))}`);
     }
   }

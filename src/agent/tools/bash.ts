@@ -1,12 +1,12 @@
 /**
- * The `Bash` tool (WORKER only): `/bin/sh -c <command>` in the workspace with a scrubbed
- * environment (no token, key or store URL; HOME outside the workspace), a timeout, capped and
- * secret-masked output (CONTRACT §8).
+ * The `Bash` tool (WORKER only): `/bin/sh -c <command>` in the workspace, inside the tool sandbox
+ * (CONTRACT §16: bubblewrap, scrubbed environment, no network unless allowlisted; refused when no
+ * sandbox is available and `agent.sandbox` is not `off`), with a timeout and capped, secret-masked
+ * output (CONTRACT §8).
  */
-import { spawn } from 'node:child_process';
 import { tool } from 'ai';
 import { z } from 'zod';
-import { scrubbedEnv } from '../../secrets.js';
+import { runToolCommand, SandboxUnavailableError } from '../sandbox/index.js';
 import { guardExecute, type ToolContext } from './context.js';
 import { ToolError } from './tool-error.js';
 
@@ -16,8 +16,6 @@ export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
 /** Output shown to the model, characters; the middle of longer output is left out. */
 export const MAX_BASH_OUTPUT_CHARS = 30_000;
-/** Output kept in memory while the command runs, bytes; the rest is discarded. */
-const MAX_CAPTURE_BYTES = 1024 * 1024;
 
 /** Arguments of `Bash`, as the code-agent CLI names them; `timeout` is in ms. */
 export interface BashInput {
@@ -36,83 +34,6 @@ const bashInput = z.object({
     .describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS})`),
 });
 
-/** How a command ended: its combined stdout+stderr (capped) and exit code, or a timeout. */
-export interface ShellOutcome {
-  output: string;
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-}
-
-/**
- * Runs `command` with `/bin/sh -c` in `cwd` with exactly `env`, in its own process group so that a
- * timeout or abort kills every process it started (SIGKILL). stdin is closed.
- */
-export function runShell(
-  command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
-): Promise<ShellOutcome> {
-  return new Promise((resolve, reject) => {
-    options.signal?.throwIfAborted();
-    const child = spawn('/bin/sh', ['-c', command], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    const chunks: Buffer[] = [];
-    let captured = 0;
-    let dropped = 0;
-    let timedOut = false;
-    const collect = (chunk: Buffer) => {
-      if (captured >= MAX_CAPTURE_BYTES) {
-        dropped += chunk.length;
-        return;
-      }
-      chunks.push(chunk);
-      captured += chunk.length;
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, options.timeoutMs);
-    const onAbort = () => killGroup();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      reject(error);
-    });
-    // A daemon that escaped the process group may hold the pipes open: stop waiting soon after exit.
-    child.once('exit', () => {
-      setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, 2000).unref();
-    });
-    child.once('close', (exitCode, signal) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      if (options.signal?.aborted) {
-        reject(options.signal.reason);
-        return;
-      }
-      let output = Buffer.concat(chunks).toString('utf8');
-      if (dropped > 0) output += `\n… [${dropped} more bytes of output discarded]`;
-      resolve({ output, exitCode, signal, timedOut });
-    });
-  });
-}
-
 /** Keeps the first and last halves of `text` when it is longer than `max` characters. */
 export function capMiddle(text: string, max = MAX_BASH_OUTPUT_CHARS): string {
   if (text.length <= max) return text;
@@ -122,7 +43,8 @@ export function capMiddle(text: string, max = MAX_BASH_OUTPUT_CHARS): string {
 
 /**
  * Builds `Bash`. Exit code 0 returns the output; a non-zero exit code or a timeout is a tool error
- * carrying the output. The environment is `scrubbedEnv(process.env, ctx.homeDir)`.
+ * carrying the output; without a sandbox (`auto`) every call is a tool error saying why. The
+ * policy is `ctx.sandbox` (default: `auto` as detected on this host).
  */
 export function createBashTool(ctx: ToolContext) {
   return tool({
@@ -132,11 +54,15 @@ export function createBashTool(ctx: ToolContext) {
     inputSchema: bashInput,
     execute: guardExecute(ctx, async (input: BashInput) => {
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-      const outcome = await runShell(input.command, {
-        cwd: ctx.rootReal,
-        env: scrubbedEnv(process.env, ctx.homeDir),
+      const outcome = await runToolCommand(input.command, {
+        workspace: ctx.rootReal,
+        home: ctx.homeDir,
         timeoutMs,
-        signal: ctx.signal,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
+      }).catch((error: unknown) => {
+        if (error instanceof SandboxUnavailableError) throw new ToolError(error.message);
+        throw error;
       });
       const output = capMiddle(outcome.output);
       if (outcome.timedOut) throw new ToolError(`Command timed out after ${timeoutMs} ms.\n${output}`);

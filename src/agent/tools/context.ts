@@ -1,5 +1,6 @@
 /** What every agent tool of one run shares: the workspace, the Bash home, the masker, the sink. */
 import type { SecretMasker } from '../../secrets.js';
+import type { ToolSandbox } from '../sandbox/types.js';
 import type { SubmitReviewInput } from './submitted-review.js';
 import { ToolError } from './tool-error.js';
 
@@ -22,6 +23,8 @@ export interface ToolContext {
    * so a developer's `.env` or `node_modules` stays out of reach. Absent: every path is visible.
    */
   isVisible?: (relative: string) => boolean;
+  /** Sandbox of Bash (CONTRACT §16); default: `auto` as detected on this host, no network. */
+  sandbox?: ToolSandbox;
 }
 
 /**

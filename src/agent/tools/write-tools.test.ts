@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SecretMasker } from '../../secrets.js';
+import { probeSandbox, type ToolSandbox } from '../sandbox/index.js';
 import { MAX_BASH_OUTPUT_CHARS } from './bash.js';
 import { callTool } from './call-tool.js';
 import { buildTools, REVIEWER_TOOLS, WORKER_TOOLS } from './index.js';
@@ -125,62 +126,103 @@ describe('Edit', () => {
   });
 });
 
-describe('Bash', () => {
-  it('runs in the workspace with HOME outside it', async () => {
-    const result = await callTool(tools, 'Bash', { command: 'pwd; echo "home=$HOME"; echo err >&2' });
-    expect(result).toEqual({ isError: false, output: `${root}\nhome=${home}\nerr\n` });
-  });
+// Bash behaves the same unsandboxed (`agent.sandbox: off`) and inside bubblewrap; where no sandbox
+// works, the sandboxed variant asserts the refusal instead (CONTRACT §16).
+const detected = await probeSandbox('auto');
+const modes: [string, ToolSandbox][] = [
+  ['off', { status: { kind: 'off' }, networkHosts: [] }],
+  [detected.kind, { status: detected, networkHosts: [] }],
+];
 
-  it('gives the command no token, key or store URL from the parent environment', async () => {
-    const planted = {
-      GITHUB_TOKEN: 'ghp_plantedtoken000000000000',
-      ANTHROPIC_API_KEY: 'sk-ant-planted-key-000000',
-      STORE_URL: 'redis://:storepass123@store:6379/0',
-      CODEHOST_WEBHOOK_SECRET: 'whsec-planted-000000',
-    };
-    const saved = { ...process.env };
-    Object.assign(process.env, planted);
-    try {
-      const result = await callTool(tools, 'Bash', { command: 'env' });
-      expect(result.isError).toBe(false);
-      expect(result.output).toMatch(/^PATH=/m);
-      for (const [name, value] of Object.entries(planted)) {
-        expect(result.output).not.toContain(name);
-        expect(result.output).not.toContain(value);
-      }
-    } finally {
-      for (const name of Object.keys(planted)) {
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      }
-    }
-  });
-
-  it('returns a non-zero exit as an error carrying the output', async () => {
-    const result = await callTool(tools, 'Bash', { command: 'echo partial; exit 3' });
-    expect(result).toEqual({ isError: true, output: 'Command exited with code 3.\npartial\n' });
-  });
-
-  it('kills the command and its children at the timeout', async () => {
-    const started = Date.now();
-    const result = await callTool(tools, 'Bash', {
-      command: 'sleep 30 & sleep 30; echo never',
-      timeout: 300,
+describe.each(modes)('Bash (sandbox %s)', (_kind, sandbox) => {
+  let tools: ReturnType<typeof buildTools>;
+  beforeAll(() => {
+    tools = buildTools(WORKER_TOOLS, {
+      rootReal: root,
+      homeDir: home,
+      masker: new SecretMasker([SECRET]),
+      onSubmit: () => {},
+      sandbox,
     });
-    expect(result.isError).toBe(true);
-    expect(result.output).toMatch(/^Command timed out after 300 ms/);
-    expect(result.output).not.toContain('never');
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('caps long output and masks secrets', async () => {
-    const long = await callTool(tools, 'Bash', { command: 'yes 0123456789 | head -c 200000' });
-    expect(long.output.length).toBeLessThan(MAX_BASH_OUTPUT_CHARS + 100);
-    expect(long.output).toMatch(/characters omitted/);
-    const masked = await callTool(tools, 'Bash', { command: `echo ${SECRET}` });
-    expect(masked.output).toBe('***\n');
+  it.runIf(sandbox.status.kind === 'unavailable')('is refused with the reason', async () => {
+    const result = await callTool(tools, 'Bash', { command: 'echo hi' });
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatch(/^Bash is unavailable: no working sandbox/);
   });
 });
+
+describe.each(modes.filter(([, sandbox]) => sandbox.status.kind !== 'unavailable'))(
+  'Bash (sandbox %s)',
+  (_kind, sandbox) => {
+    let tools: ReturnType<typeof buildTools>;
+    beforeAll(() => {
+      tools = buildTools(WORKER_TOOLS, {
+        rootReal: root,
+        homeDir: home,
+        masker: new SecretMasker([SECRET]),
+        onSubmit: () => {},
+        sandbox,
+      });
+    });
+
+    it('runs in the workspace with HOME outside it', async () => {
+      const result = await callTool(tools, 'Bash', { command: 'pwd; echo "home=$HOME"; echo err >&2' });
+      expect(result).toEqual({ isError: false, output: `${root}\nhome=${home}\nerr\n` });
+    });
+
+    it('gives the command no token, key or store URL from the parent environment', async () => {
+      const planted = {
+        GITHUB_TOKEN: 'ghp_plantedtoken000000000000',
+        ANTHROPIC_API_KEY: 'sk-ant-planted-key-000000',
+        STORE_URL: 'redis://:storepass123@store:6379/0',
+        CODEHOST_WEBHOOK_SECRET: 'whsec-planted-000000',
+      };
+      const saved = { ...process.env };
+      Object.assign(process.env, planted);
+      try {
+        const result = await callTool(tools, 'Bash', { command: 'env' });
+        expect(result.isError).toBe(false);
+        expect(result.output).toMatch(/^PATH=/m);
+        for (const [name, value] of Object.entries(planted)) {
+          expect(result.output).not.toContain(name);
+          expect(result.output).not.toContain(value);
+        }
+      } finally {
+        for (const name of Object.keys(planted)) {
+          if (saved[name] === undefined) delete process.env[name];
+          else process.env[name] = saved[name];
+        }
+      }
+    });
+
+    it('returns a non-zero exit as an error carrying the output', async () => {
+      const result = await callTool(tools, 'Bash', { command: 'echo partial; exit 3' });
+      expect(result).toEqual({ isError: true, output: 'Command exited with code 3.\npartial\n' });
+    });
+
+    it('kills the command and its children at the timeout', async () => {
+      const started = Date.now();
+      const result = await callTool(tools, 'Bash', {
+        command: 'sleep 30 & sleep 30; echo never',
+        timeout: 300,
+      });
+      expect(result.isError).toBe(true);
+      expect(result.output).toMatch(/^Command timed out after 300 ms/);
+      expect(result.output).not.toContain('never');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
+
+    it('caps long output and masks secrets', async () => {
+      const long = await callTool(tools, 'Bash', { command: 'yes 0123456789 | head -c 200000' });
+      expect(long.output.length).toBeLessThan(MAX_BASH_OUTPUT_CHARS + 100);
+      expect(long.output).toMatch(/characters omitted/);
+      const masked = await callTool(tools, 'Bash', { command: `echo ${SECRET}` });
+      expect(masked.output).toBe('***\n');
+    });
+  },
+);
 
 describe('submit_review and tool sets', () => {
   it('records the review and answers "Review submitted."', async () => {

@@ -248,6 +248,28 @@ describe('buildJobSpec', () => {
     expect(validateJob(job, 'default')).toBeUndefined();
   });
 
+  it('gives the pod what the tool sandbox needs (own user namespace, unmasked /proc) and nothing else', () => {
+    const job = buildJobSpec(payload, config(), {});
+    const pod = job.spec?.template.spec;
+    expect(pod?.hostUsers).toBe(false);
+    expect(pod?.hostPID).toBeUndefined();
+    expect(pod?.containers[0]?.securityContext).toEqual({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      procMount: 'Unmasked',
+    });
+    expect(pod?.securityContext?.seccompProfile).toEqual({ type: 'RuntimeDefault' });
+    expect(validateJob(job, 'reviewbot')).toBeUndefined();
+  });
+
+  it('with agent.sandbox off the pod asks for nothing extra', () => {
+    const job = buildJobSpec(payload, config({ agent: { provider: 'anthropic', sandbox: 'off' } }), {});
+    expect(job.spec?.template.spec?.hostUsers).toBeUndefined();
+    expect(job.spec?.template.spec?.containers[0]?.securityContext?.procMount).toBeUndefined();
+  });
+
   it('refuses to build a Job without kubernetes.image', () => {
     expect(() => buildJobSpec(payload, rawConfigSchema.parse({}), {})).toThrow(/kubernetes\.image/);
   });

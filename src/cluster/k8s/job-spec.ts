@@ -45,7 +45,13 @@ function resources(config: RawConfig): V1ResourceRequirements | undefined {
  * - one container `job`: `kubernetes.image`, `imagePullPolicy` when set, `command: ["reviewbot",
  *   "run-job"]`, `env` of `buildJobEnv` (no secret), `envFrom` a `secretRef` per
  *   `kubernetes.env_from_secrets` entry, `resources` requests/limits when set, read-only root file
- *   system, no privilege escalation, every capability dropped.
+ *   system, no privilege escalation, every capability dropped;
+ * - the tool sandbox (CONTRACT §16), unless `agent.sandbox` is `off`: `hostUsers: false` (the pod
+ *   gets its own user namespace, inside which bubblewrap may create the nested user, PID and network
+ *   namespaces of each Bash command) and `procMount: Unmasked` (so bubblewrap can mount a fresh
+ *   `/proc` for the command's PID namespace; the runtime's masked paths otherwise forbid it). Where
+ *   the node or the seccomp profile still refuses namespaces, `run-job` detects it and, under
+ *   `auto`, refuses Bash with a reply (never an unsandboxed run).
  *
  * The result passes the restricted Pod Security Standard.
  * @throws ConfigError when `kubernetes.image` is unset.
@@ -96,6 +102,10 @@ export function buildJobSpec(payload: JobPayload, config: RawConfig, env: NodeJS
     ],
   };
   if (k8s.service_account) pod.serviceAccountName = k8s.service_account;
+  if (config.agent.sandbox !== 'off') {
+    pod.hostUsers = false;
+    container.securityContext = { ...container.securityContext, procMount: 'Unmasked' };
+  }
 
   return {
     apiVersion: 'batch/v1',

@@ -9,6 +9,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import type { Logger } from '../../logger.js';
 import type { GitHubSettings } from './credentials.js';
+import { scopedTokenStrategy, type TokenSource } from './scoped-token.js';
 
 const GitHubOctokit = Octokit.plugin(retry, throttling);
 
@@ -22,6 +23,11 @@ export interface GitHubClientOptions {
   fetch?: typeof fetch;
   /** Retries of a failed request (5xx, network); default 2. */
   retries?: number;
+  /**
+   * App auth only: the token of every request (a job's scoped installation token, see
+   * `scoped-token.ts`) instead of a token for the whole installation.
+   */
+  installationToken?: TokenSource;
 }
 
 /** Builds an authenticated Octokit for `settings`. Rate-limited requests are retried at most twice. */
@@ -51,6 +57,13 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   };
   if (settings.auth.kind === 'token') {
     return new GitHubOctokit({ ...common, auth: settings.auth.token });
+  }
+  if (options.installationToken) {
+    return new GitHubOctokit({
+      ...common,
+      authStrategy: scopedTokenStrategy,
+      auth: { getToken: options.installationToken },
+    });
   }
   return new GitHubOctokit({
     ...common,

@@ -14,6 +14,7 @@ import type {
 } from '../types.js';
 import { createGitHubClient, type GitHubClient } from './client.js';
 import type { GitHubSettings } from './credentials.js';
+import { scopedInstallationOptions, type TokenScope } from './scoped-token.js';
 import { toPlatformError } from './errors.js';
 import { gitHubMemoryMethods } from './memory-api.js';
 import { createGitHubWebhookHandler, splitWebhookSecrets } from './webhook.js';
@@ -35,12 +36,26 @@ export interface GitHubPlatformOptions {
   settings: GitHubSettings;
   logger: Logger;
   fetch?: typeof fetch;
+  /**
+   * Set by `forJob` (App auth): every API call and git credential of this platform uses an
+   * installation token minted by `appAuth` for `scope` only (CONTRACT §16).
+   */
+  scope?: TokenScope & { appAuth: InstallationAuth };
 }
+
+/** `@octokit/auth-app`'s auth function (the client's `auth`), shared so its token cache is too. */
+type InstallationAuth = (options: ReturnType<typeof scopedInstallationOptions>) => Promise<unknown>;
 
 /** Creates the GitHub platform for `settings`. Methods throw `AuthError`/`PlatformError` (see `toPlatformError`). */
 export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
-  const client: GitHubClient = createGitHubClient(options);
-  const { settings } = options;
+  const { settings, scope } = options;
+  const mintScoped = scope
+    ? async () => ((await scope.appAuth(scopedInstallationOptions(scope))) as { token: string }).token
+    : undefined;
+  const client: GitHubClient = createGitHubClient({
+    ...options,
+    ...(mintScoped ? { installationToken: () => call('mint an installation token', mintScoped) } : {}),
+  });
   const botUsernames = onceUntilRejected(() =>
     call('identify the bot account', async () => {
       if (settings.auth.kind === 'app') {
@@ -220,9 +235,20 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
       });
     },
 
+    forJob(repoFullName, botType) {
+      if (settings.auth.kind === 'token') return this;
+      const appAuth = scope?.appAuth ?? (client.auth as InstallationAuth);
+      const scoped = createGitHubPlatform({ ...options, scope: { repoFullName, botType, appAuth } });
+      // The bot's identity needs the App's JWT (`GET /app`), which a scoped token cannot replace.
+      return { ...scoped, getBotUsernames: botUsernames };
+    },
+
     async getGitCredentials(): Promise<GitCredentials> {
       if (settings.auth.kind === 'token')
         return { username: 'x-access-token', password: settings.auth.token };
+      if (mintScoped) {
+        return { username: 'x-access-token', password: await call('mint an installation token', mintScoped) };
+      }
       const auth = (await call('mint an installation token', () =>
         client.auth({ type: 'installation' }),
       )) as {

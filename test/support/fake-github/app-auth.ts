@@ -97,6 +97,10 @@ export interface InstallationToken {
   token: string;
   /** Expiry in ms since the epoch. */
   expiresAtMs: number;
+  /** Repository names the token was restricted to (`repositories` of the request); all when absent. */
+  repositories?: string[];
+  /** Permissions the token was restricted to (`permissions` of the request); the App's when absent. */
+  permissions?: Record<string, string>;
 }
 
 /** Mints a new installation token valid for one hour from `nowMs`. */

@@ -61,8 +61,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     pullFacts: (pull, commit) => git.pullFacts(pull, commit),
     hasCommit: (pull, sha) => git.hasCommit(pull, sha),
     pullDiff: (pull) => git.pullDiff(pull),
-    mintToken() {
-      const minted = mintInstallationToken(Date.now());
+    mintToken(scope = {}) {
+      const minted = { ...mintInstallationToken(Date.now()), ...scope };
       auth.installationTokens.set(minted.token, minted);
       return {
         token: minted.token,

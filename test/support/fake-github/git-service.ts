@@ -7,6 +7,7 @@ import { mkdirSync, symlinkSync, existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { createGitHttpHandler, type GitHttpHandler } from '../git-http-server.js';
+import type { InstallationToken } from './app-auth.js';
 import { basicPassword, isLiveInstallationToken, type AuthConfig } from './auth.js';
 import { computeDiffFiles, computeFullDiff, gitOutput, type DiffFile } from './diff.js';
 import type { PullFacts } from './shapes-pull.js';
@@ -50,6 +51,18 @@ async function syncPullRef(pull: PullRecord): Promise<string> {
   const sha = await revParse(repoPath, ref);
   pull.lastHeadSha = sha;
   return sha;
+}
+
+/**
+ * Whether a scoped installation token may make git request `url` (`/git/<owner>/<repo>.git/...`):
+ * its repository must be among the token's, and a push (`git-receive-pack`) needs contents:write.
+ */
+export function installationTokenMayAccess(minted: InstallationToken, url: string): boolean {
+  const repo = /^\/git\/[^/]+\/([^/]+?)\.git\//.exec(url)?.[1];
+  if (minted.repositories && (!repo || !minted.repositories.includes(repo))) return false;
+  if (url.includes('git-receive-pack') && minted.permissions && minted.permissions.contents !== 'write')
+    return false;
+  return true;
 }
 
 /** Creates the git service; `gitRoot` is an empty directory the fake owns. */
@@ -103,6 +116,13 @@ export function createGitService(gitRoot: string, auth: AuthConfig): GitService 
     },
     handle(req, res) {
       const basic = basicPassword(req.headers.authorization);
+      const minted = basic ? auth.installationTokens.get(basic.password) : undefined;
+      if (minted && !installationTokenMayAccess(minted, req.url ?? '')) {
+        res
+          .writeHead(403, { 'content-type': 'text/plain' })
+          .end('Permission denied to this installation token\n');
+        return;
+      }
       if (basic && isLiveInstallationToken(auth, basic.password, Date.now())) {
         const swapped = Buffer.from(`${basic.user}:${auth.token}`).toString('base64');
         req.headers.authorization = `Basic ${swapped}`;

@@ -26,14 +26,22 @@ const createInstallationToken: Route = {
   auth: 'app',
   handle(ctx) {
     if (!ctx.app || Number(ctx.params.installation_id) !== ctx.app.installationId) return notFound();
-    const { token, expiresAt } = ctx.mintToken();
+    // GitHub restricts the token to the requested repositories and permissions (a subset of the
+    // installation's); the fake keeps them on the token and enforces contents:write on git pushes.
+    const body = (ctx.body ?? {}) as { repositories?: string[]; permissions?: Record<string, string> };
+    const { token, expiresAt } = ctx.mintToken({
+      ...(body.repositories ? { repositories: body.repositories } : {}),
+      ...(body.permissions ? { permissions: body.permissions } : {}),
+    });
     return {
       status: 201,
       body: {
         token,
         expires_at: expiresAt,
-        permissions: { contents: 'read', issues: 'write', pull_requests: 'write', metadata: 'read' },
-        repository_selection: 'all',
+        permissions: body.permissions
+          ? { ...body.permissions, metadata: 'read' }
+          : { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read' },
+        repository_selection: body.repositories ? 'selected' : 'all',
       },
     };
   },

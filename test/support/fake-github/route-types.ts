@@ -25,7 +25,10 @@ export interface FakeServices {
   /** The full unified diff of a pull request (`application/vnd.github.diff`). */
   pullDiff(pull: PullRecord): Promise<string>;
   /** Mints an installation token and returns it with its expiry (ISO). */
-  mintToken(): { token: string; expiresAt: string };
+  mintToken(scope?: { repositories?: string[]; permissions?: Record<string, string> }): {
+    token: string;
+    expiresAt: string;
+  };
 }
 
 /** One request, routed. */

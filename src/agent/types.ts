@@ -22,6 +22,14 @@ export type AgentEvent =
   | { type: 'tool_result'; tool: string; isError: boolean; summary: string }
   | { type: 'usage'; usage: TokenUsage };
 
+/** The size of one model call before it is sent. */
+export interface ModelCallEstimate {
+  /** Characters of everything the call sends: system prompt, tool definitions, messages. */
+  promptChars: number;
+  /** The most tokens the call may generate (its `max_tokens`). */
+  maxOutputTokens: number;
+}
+
 /** Input of one agent run. */
 export interface AgentRunOptions {
   /** Absolute path of the workspace; every tool is confined to it. */
@@ -37,6 +45,12 @@ export interface AgentRunOptions {
   /** Receives progress events; must not throw. */
   onEvent?: (event: AgentEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Asked before each model call is sent, with the call's size; `false` = do not send it: the run
+   * ends with `AgentError` (the review's cost cap, §15). The API runner asks before every call; a
+   * runner that cannot stop between its calls (the code-agent CLI) does not ask.
+   */
+  beforeModelCall?: (call: ModelCallEstimate) => boolean;
   /**
    * Session to continue (the `sessionId` of an earlier run of this conversation). The code-agent
    * CLI runner resumes it, falling back to a fresh session with `history` quoted when it cannot;

@@ -107,7 +107,7 @@ export function assembleReview(input: AssembleInput): {
     model: run?.model ?? '',
     usage: meter.usage(),
     durationMs,
-    warnings: [],
+    warnings: [...meter.warnings],
     receipt,
   };
   return { result, inlineBodies: kept.map(render) };

@@ -7,6 +7,7 @@ import { PROVIDERS } from '../agent/providers.js';
 import { resolveModelRates, type ModelRates } from '../agent/pricing.js';
 import type { RawConfig } from '../config/schema.js';
 import { DEFAULT_MAX_DIFF_TOKENS, DEFAULT_MAX_PARALLEL_RUNS, DEFAULT_MAX_PARTS } from '../config/schema.js';
+import { capUnenforceable } from './usage-meter.js';
 
 /** What `executeReview` needs to know about budgets and prices. */
 export interface ReviewLimits {
@@ -47,4 +48,15 @@ export async function reviewLimitsOf(config: Pick<RawConfig, 'agent' | 'review'>
     maxCostUsd: config.review.max_cost_usd,
     rates,
   };
+}
+
+/**
+ * Start-up warnings about the cost cap: one line when `review.max_cost_usd` is set but the model has
+ * no known price (then the cap cannot be enforced). Resolves prices only when a cap is set.
+ */
+export async function costCapWarnings(config: Pick<RawConfig, 'agent' | 'review'>): Promise<string[]> {
+  if (config.review.max_cost_usd === undefined) return [];
+  const limits = await reviewLimitsOf(config);
+  const warning = capUnenforceable(limits.maxCostUsd, limits.rates);
+  return warning === undefined ? [] : [warning];
 }

@@ -63,7 +63,7 @@ async function pool<T>(count: number, limit: number, task: (i: number) => Promis
 export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
   const count = input.parts.length;
   const results = await pool<PartResult | undefined>(count, input.maxParallelRuns, async (i) => {
-    if (input.context.signal.aborted && input.context.cappedNow()) return undefined;
+    if (input.context.cappedNow()) return undefined;
     const part = input.parts[i]!;
     const prompt = buildReviewPrompt({
       pr: input.pr,

@@ -20,7 +20,11 @@ export type AgentEvent =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; tool: string; input: unknown }
   | { type: 'tool_result'; tool: string; isError: boolean; summary: string }
-  | { type: 'usage'; usage: TokenUsage };
+  /**
+   * Usage so far. `aggregate`: a total over many model calls reported at once (the code-agent CLI's
+   * result), not one call's: per-call prices (context tiers) cannot be applied to it.
+   */
+  | { type: 'usage'; usage: TokenUsage; aggregate?: boolean };
 
 /** The size of one model call before it is sent. */
 export interface ModelCallEstimate {
@@ -75,6 +79,11 @@ export interface AgentRunResult {
   usage: TokenUsage;
   /** Estimated cost in USD, when the runner knows it (the code-agent CLI runner reports it). */
   costUsd?: number;
+  /**
+   * True when `usage` is one total over the run's model calls (the code-agent CLI runner), not
+   * reported per call: its `costUsd` is then the better figure.
+   */
+  usageAggregate?: boolean;
   /** Number of model calls made. */
   turns: number;
   /** `history` + this run's prompt and final answer, for the next run. */

@@ -87,7 +87,7 @@ export async function runReviewPart(ctx: PartRunContext, input: PartInput): Prom
     result.runs++;
     let turns = 0;
     const onEvent = (event: AgentEvent): void => {
-      if (event.type === 'usage') ctx.meter.update(runId, event.usage);
+      if (event.type === 'usage') ctx.meter.update(runId, event.usage, event.aggregate === true);
       else if (event.type === 'tool_call') result.toolCalls++;
       else if (event.type === 'turn') turns = event.turn;
       ctx.onEvent(event);

@@ -110,4 +110,23 @@ describe('createUsageMeter', () => {
     expect(createUsageMeter({ rates, maxCostUsd: 0.01 }).warnings).toEqual([]);
     expect(createUsageMeter({ rates: null }).warnings).toEqual([]);
   });
+
+  it('prefers the reported cost of aggregate usage (Claude Code) and prices it without tiers', () => {
+    const tiered = {
+      ...rates,
+      input: { base: 3, tiers: [{ start: 200_000, price: 6 }] },
+      output: { base: 15, tiers: [{ start: 200_000, price: 22.5 }] },
+    };
+    // Ten calls of 30,000 tokens reported as one 300,000-token total: no call passed the tier.
+    const total = { inputTokens: 300_000, outputTokens: 1_000 };
+    const unreported = createUsageMeter({ rates: tiered, maxCostUsd: 10 });
+    unreported.update(1, total, true);
+    unreported.finish(1, { ...result(total), usageAggregate: true });
+    expect(unreported.costUsd()).toBeCloseTo((300_000 * 3 + 1_000 * 15) / 1e6, 9);
+    expect(unreported.capped).toBe(false);
+    const reported = createUsageMeter({ rates: tiered });
+    reported.update(1, total, true);
+    reported.finish(1, { ...result(total, 0.42), usageAggregate: true });
+    expect(reported.costUsd()).toBe(0.42);
+  });
 });

@@ -34,8 +34,12 @@ export interface UsageMeter {
    * Always true without a cap or without a price (see `capUnenforceable`).
    */
   admit(runId: number, call: ModelCallEstimate): boolean;
-  /** A run's cumulative usage so far (the runner's `usage` events). */
-  update(runId: number, cumulative: TokenUsage): void;
+  /**
+   * A run's cumulative usage so far (the runner's `usage` events). `aggregate`: a total over many
+   * calls (Claude Code): priced at base rates, no context tiers, and replaced by the runner's
+   * reported cost when it finishes.
+   */
+  update(runId: number, cumulative: TokenUsage, aggregate?: boolean): void;
   /** A run finished: its result's usage (and cost, when the runner reports one) replace the estimate. */
   finish(runId: number, result: AgentRunResult): void;
   /**
@@ -62,6 +66,8 @@ interface RunState {
   reserved: number;
   /** Cost the runner reported itself (Claude Code), if any. */
   reported?: number;
+  /** Usage came as one total over many calls: the reported cost is preferred. */
+  aggregate?: boolean;
 }
 
 const zero = (): UsageByKind => ({ input: 0, cacheWrite: 0, cacheRead: 0, output: 0 });
@@ -87,9 +93,12 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
     }
     return state;
   };
+  /** A run's cost: its reported cost for aggregate usage, else priced per call, else reported. */
+  const costOf = (run: RunState): number | undefined =>
+    run.aggregate && run.reported !== undefined ? run.reported : options.rates ? run.cost : run.reported;
   const spent = (): number => {
     let total = 0;
-    for (const run of runs.values()) total += options.rates ? run.cost : (run.reported ?? 0);
+    for (const run of runs.values()) total += costOf(run) ?? 0;
     return total;
   };
   const reserved = (): number => {
@@ -99,6 +108,9 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
   };
   // Passed the cap on actual spend (a call larger than its estimate, or a runner not asked per call).
   let overspent = false;
+  // One call's tokens priced per call (tiers by its input); a total over many calls at base rates.
+  const price = (usage: UsageByKind, run: RunState): number =>
+    costOfCall(usage, run.aggregate ? baseRates(options.rates!) : options.rates!);
   const check = (): void => {
     const cap = options.maxCostUsd;
     if (cap === undefined || overspent || spent() <= cap) return;
@@ -125,21 +137,23 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
       state.reserved = estimate;
       return true;
     },
-    update(runId, cumulative) {
+    update(runId, cumulative, aggregate = false) {
       const state = stateOf(runId);
       const next = usageByKind(cumulative);
       const call = minus(next, state.usage);
       state.usage = next;
       state.reserved = 0;
-      if (options.rates) state.cost += costOfCall(call, options.rates);
+      if (aggregate) state.aggregate = true;
+      if (options.rates) state.cost += price(call, state);
       check();
     },
     finish(runId, result) {
       const state = stateOf(runId);
       const final = usageByKind(result.usage);
       const rest = minus(final, state.usage);
+      if (result.usageAggregate) state.aggregate = true;
       if (options.rates && rest.input + rest.cacheWrite + rest.cacheRead + rest.output > 0) {
-        state.cost += costOfCall(rest, options.rates);
+        state.cost += price(rest, state);
       }
       state.usage = final;
       state.reserved = 0;
@@ -175,9 +189,9 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
       if (runs.size === 0) return options.rates ? 0 : null;
       let total = 0;
       for (const run of runs.values()) {
-        if (options.rates) total += run.cost;
-        else if (run.reported !== undefined) total += run.reported;
-        else return null;
+        const cost = costOf(run);
+        if (cost === undefined) return null;
+        total += cost;
       }
       return total;
     },
@@ -211,4 +225,15 @@ export function capUnenforceable(
 ): string | undefined {
   if (maxCostUsd === undefined || rates !== null) return undefined;
   return `review.max_cost_usd (${maxCostUsd}) is set but the model's price is unknown: the cap cannot be enforced; set agent.pricing`;
+}
+
+/** `rates` without context tiers: for usage summed over many calls, whose sizes are unknown. */
+function baseRates(rates: ModelRates): ModelRates {
+  const base = (rate: ModelRates['input']) => ({ base: rate.base, tiers: [] });
+  return {
+    input: base(rates.input),
+    cacheWrite: base(rates.cacheWrite),
+    cacheRead: base(rates.cacheRead),
+    output: base(rates.output),
+  };
 }

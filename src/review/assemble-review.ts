@@ -37,21 +37,32 @@ function sum<T>(items: Array<T | undefined>, pick: (item: T) => number): number 
   return total;
 }
 
-/** Files of parts the cost cap kept from running, or stopped before they answered, join `notReviewed`. */
-function notReviewedOf(plan: PartPlan, outcome: PartsOutcome): string[] {
-  const out = [...plan.notReviewed];
-  const listed = new Set(out);
+/** Why a part's files were not reviewed. */
+const STOPPED_BY_CAP = 'stopped by the cost cap (review.max_cost_usd)';
+
+/**
+ * The files not reviewed, each with its reason: those the plan left out, then the files of parts
+ * the cost cap kept from running or stopped before they answered.
+ */
+function notReviewedOf(
+  plan: PartPlan,
+  outcome: PartsOutcome,
+): { paths: string[]; reasons: Record<string, string> } {
+  const paths = [...plan.notReviewed];
+  const reasons: Record<string, string> = { ...plan.notReviewedReasons };
+  const listed = new Set(paths);
+  const add = (path: string, reason: string): void => {
+    if (listed.has(path)) return;
+    listed.add(path);
+    paths.push(path);
+    reasons[path] = reason;
+  };
   for (const [i, part] of plan.parts.entries()) {
     const result = outcome.results[i];
     if (result !== undefined && (result.parsed !== undefined || !result.stopped)) continue;
-    for (const file of part.files) {
-      if (!listed.has(file.path)) {
-        listed.add(file.path);
-        out.push(file.path);
-      }
-    }
+    for (const file of part.files) add(file.path, STOPPED_BY_CAP);
   }
-  return out;
+  return { paths, reasons };
 }
 
 /**
@@ -73,7 +84,7 @@ export function assembleReview(input: AssembleInput): {
     `${kept.length} inline, ${rejected.length} not in diff, ${filtered.duplicates.length} already posted`,
   );
 
-  const notReviewed = notReviewedOf(plan, outcome);
+  const { paths: notReviewed, reasons: notReviewedReasons } = notReviewedOf(plan, outcome);
   const durationMs = Date.now() - input.started;
   const receipt = buildReceipt({
     model: run?.model ?? '',
@@ -86,6 +97,7 @@ export function assembleReview(input: AssembleInput): {
     reviewedFiles: triage.kept.length - notReviewed.length,
     skipped: triage.skipped,
     notReviewed,
+    notReviewedReasons,
     capped: meter.capped,
   });
   const summary =

@@ -91,4 +91,26 @@ describe('planParts', () => {
   ])('kindOf(%s) = %i', (path, kind) => {
     expect(kindOf(path)).toBe(kind);
   });
+
+  it('never makes a part over the budget: a line longer than a part is not sent, its file listed with the reason', () => {
+    const long = toFileDiffs([
+      {
+        path: 'src/data.ts',
+        status: 'modified',
+        additions: 3,
+        deletions: 0,
+        patch: `@@ -1,0 +1,3 @@\n+src/data.ts#0:0 short\n+src/data.ts#0:1 ${'y'.repeat(20_000)}\n+src/data.ts#0:2 short`,
+      },
+    ])[0]!;
+    const files = [fileDiff('src/a.ts', 1, 5), long];
+    const plan = planParts(files, { maxDiffTokens: 1000, maxParts: 8 });
+    for (const part of plan.parts) expect(part.tokens).toBeLessThanOrEqual(1000);
+    const shown = shownLines(plan.parts.map((p) => p.files));
+    expect(shown.has('src/data.ts#0:1')).toBe(false);
+    expect(shown.get('src/data.ts#0:0')).toBe(1);
+    expect(plan.notReviewed).toEqual(['src/data.ts']);
+    expect(plan.notReviewedReasons).toEqual({
+      'src/data.ts': 'a diff line larger than review.max_diff_tokens',
+    });
+  });
 });

@@ -33,9 +33,19 @@ export interface PartPlan {
   parts: DiffPart[];
   /** Paths of files with at least one hunk in no part, in diff order. */
   notReviewed: string[];
+  /** Why each of `notReviewed` is (see `NOT_REVIEWED`). */
+  notReviewedReasons: Record<string, string>;
   /** Number of kept files shown in full. */
   reviewedFiles: number;
 }
+
+/** Why a file is listed as not reviewed (the receipt's `notReviewedReasons`). */
+export const NOT_REVIEWED = {
+  /** No room left in `review.max_parts` parts of `review.max_diff_tokens`. */
+  budget: 'over the budget (review.max_parts × review.max_diff_tokens)',
+  /** A single diff line (with its annotation) larger than a whole part: never sent. */
+  lineTooLong: 'a diff line larger than review.max_diff_tokens',
+} as const;
 
 /** Limits of `planParts`. */
 export interface PartLimits {
@@ -135,7 +145,9 @@ function splitHunk(
  * files plus tests elsewhere whose stem names one of them), orders groups source first, then
  * places each group whole into the first part with room, opening parts up to `maxParts`; a group
  * that fits nowhere is placed file by file, and a file larger than a part hunk by hunk (a single
- * hunk larger than a part is cut into consecutive pieces, still each line once).
+ * hunk larger than a part is cut into consecutive pieces, still each line once). No part is ever
+ * over the budget: a piece that cannot fit one (a single line longer than a part) is not sent, and
+ * its file is listed as not reviewed with that reason.
  */
 export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
   const budgetChars = Math.max(
@@ -175,7 +187,9 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
   const parts: Unit[][] = [];
   const used: number[] = [];
   const placedLines = new Map<number, number>();
+  const tooLong = new Set<number>();
   const fitting = (chars: number): number => {
+    if (chars > budgetChars) return -1; // never a part over the budget
     const i = used.findIndex((u) => u + chars <= budgetChars);
     if (i !== -1) return i;
     if (parts.length >= limits.maxParts) return -1;
@@ -216,7 +230,10 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
             : splitHunk(hunk, lineSizes(hunk, m.width), budgetChars - header);
         for (const piece of pieces) {
           const part = fitting(piece.chars + header);
-          if (part === -1) continue;
+          if (part === -1) {
+            if (piece.chars + header > budgetChars) tooLong.add(m.index);
+            continue;
+          }
           put(part, { fileIndex: m.index, hunks: [piece.hunk], chars: piece.chars + header });
           header = 0;
         }
@@ -225,12 +242,16 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
   }
 
   const notReviewed: string[] = [];
+  const notReviewedReasons: Record<string, string> = {};
   let reviewedFiles = 0;
   for (const e of entries) {
     const placed = placedLines.get(e.index);
     const total = e.file.hunks.reduce((sum, h) => sum + h.lines.length, 0);
     if (placed !== undefined && placed >= total) reviewedFiles++;
-    else notReviewed.push(e.file.path);
+    else {
+      notReviewed.push(e.file.path);
+      notReviewedReasons[e.file.path] = tooLong.has(e.index) ? NOT_REVIEWED.lineTooLong : NOT_REVIEWED.budget;
+    }
   }
   return {
     parts: parts.map((units, i) => ({
@@ -238,6 +259,7 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
       tokens: estimateTokens(used[i]! + ANNOTATION_LEGEND.length),
     })),
     notReviewed,
+    notReviewedReasons,
     reviewedFiles,
   };
 }

@@ -8,7 +8,7 @@ import { buildReviewBody, renderInlineBody } from './body.js';
 import type { DiffIndex } from './diff-index.js';
 import { filterFindings } from './filter.js';
 import type { PartPlan } from './parts.js';
-import { buildReceipt, cappedNotice, renderReceipt } from './receipt.js';
+import { buildReceipt, cappedNotice, failedPartsNotice, renderReceipt } from './receipt.js';
 import type { PartsOutcome } from './run-parts.js';
 import type { TriageResult } from './triage.js';
 import type { ExecuteReviewResult, Finding } from './types.js';
@@ -39,6 +39,7 @@ function sum<T>(items: Array<T | undefined>, pick: (item: T) => number): number 
 
 /** Why a part's files were not reviewed. */
 const STOPPED_BY_CAP = 'stopped by the cost cap (review.max_cost_usd)';
+const PART_FAILED = "its part's agent run failed";
 
 /**
  * The files not reviewed, each with its reason: those the plan left out, then the files of parts
@@ -59,6 +60,10 @@ function notReviewedOf(
   };
   for (const [i, part] of plan.parts.entries()) {
     const result = outcome.results[i];
+    if (result?.error !== undefined && result.parsed === undefined) {
+      for (const file of part.files) add(file.path, PART_FAILED);
+      continue;
+    }
     if (result !== undefined && (result.parsed !== undefined || !result.stopped)) continue;
     for (const file of part.files) add(file.path, STOPPED_BY_CAP);
   }
@@ -107,6 +112,8 @@ export function assembleReview(input: AssembleInput): {
         : 'Nothing to review: the pull request changes no files.'
       : [outcome.summary, ...outcome.unparsed].filter((text) => text !== '').join('\n\n');
   const before = meter.capped && input.maxCostUsd !== undefined ? [cappedNotice(input.maxCostUsd)] : [];
+  const failed = outcome.results.filter((r) => r?.error !== undefined && r.parsed === undefined).length;
+  if (failed > 0) before.push(failedPartsNotice(failed, outcome.results.length));
   const result: ExecuteReviewResult = {
     summary,
     findings: kept,

@@ -77,6 +77,14 @@ export function cappedNotice(maxCostUsd: number): string {
   );
 }
 
+/** The notice put before the summary when some parts' agent runs failed (the others were posted). */
+export function failedPartsNotice(failed: number, parts: number): string {
+  return (
+    `**${failed} of ${parts} parts could not be reviewed** (their agent run failed): their files are ` +
+    'listed as not reviewed in the receipt below; this review holds what the other parts found.'
+  );
+}
+
 /**
  * The receipt as a collapsed `<details>` block for the end of a review body: the facts on one
  * line each, then the skipped files with their reasons and the files not reviewed (up to 50 named

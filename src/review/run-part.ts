@@ -59,11 +59,14 @@ export interface PartResult {
   toolCalls: number;
   /** True when the cost cap stopped this part. */
   stopped: boolean;
+  /** The error that ended this part's run (its files are then not reviewed); the review goes on. */
+  error?: unknown;
 }
 
 /**
- * Runs one part: the review prompt, then re-asks while the output does not parse.
- * @throws AgentError (or any runner error) unless the review's cost cap aborted the run.
+ * Runs one part: the review prompt, then re-asks while the output does not parse. A run that fails
+ * ends the part with `error` set (the other parts go on).
+ * @throws AgentError when the review was cancelled from outside (its signal aborted, not by the cap).
  */
 export async function runReviewPart(ctx: PartRunContext, input: PartInput): Promise<PartResult> {
   const result: PartResult = { runs: 0, turns: 0, toolCalls: 0, stopped: false };
@@ -114,7 +117,10 @@ export async function runReviewPart(ctx: PartRunContext, input: PartInput): Prom
         result.stopped = true;
         return false;
       }
-      throw error;
+      // Cancelled from outside: the whole review stops. Any other failure ends this part only.
+      if (ctx.signal.aborted) throw error;
+      result.error = error;
+      return false;
     }
   };
 

@@ -57,8 +57,10 @@ async function pool<T>(count: number, limit: number, task: (i: number) => Promis
 
 /**
  * Runs every part and merges the results. A single part keeps the conversation (`history`,
- * `resumeSessionId`); several parts each start from `history`, and only the first resumes.
- * @throws the first part's error other than a stop by the cost cap.
+ * `resumeSessionId`); several parts each start from `history`, and only the first resumes. A part
+ * whose run fails is recorded (`PartResult.error`; its files are then listed as not reviewed) and
+ * the others go on; only a cancellation from outside stops them all.
+ * @throws the first part's error when every part that ran failed, or when the review was cancelled.
  */
 export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
   const count = input.parts.length;
@@ -79,6 +81,11 @@ export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
       label: count > 1 ? `part ${i + 1}/${count}` : '',
     });
   });
+
+  // A part failed when its run errored before any output (a failed re-ask keeps the first output).
+  const ran = results.filter((r): r is PartResult => r !== undefined && r.runs > 0);
+  const failed = ran.filter((r) => r.error !== undefined && r.parsed === undefined);
+  if (ran.length > 0 && failed.length === ran.length) throw failed[0]!.error;
 
   const summaries: string[] = [];
   const comments: ProposedComment[] = [];

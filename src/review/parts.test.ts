@@ -113,4 +113,14 @@ describe('planParts', () => {
       'src/data.ts': 'a diff line larger than review.max_diff_tokens',
     });
   });
+
+  it('lists a file the platform gave no diff for (too large) as not reviewed, not as reviewed', () => {
+    const [big] = toFileDiffs([{ path: 'src/huge.ts', status: 'modified', additions: 90_000, deletions: 0 }]);
+    expect(big!.tooLarge).toBe(true);
+    const plan = planParts([fileDiff('src/a.ts', 1, 5), big!], { maxDiffTokens: 60_000, maxParts: 8 });
+    expect(plan.reviewedFiles).toBe(1);
+    expect(plan.notReviewed).toEqual(['src/huge.ts']);
+    expect(plan.notReviewedReasons).toEqual({ 'src/huge.ts': 'no diff from the platform' });
+    expect(plan.parts.flatMap((p) => p.files.map((f) => f.path))).toEqual(['src/a.ts']);
+  });
 });

@@ -45,6 +45,8 @@ export const NOT_REVIEWED = {
   budget: 'over the budget (review.max_parts × review.max_diff_tokens)',
   /** A single diff line (with its annotation) larger than a whole part: never sent. */
   lineTooLong: 'a diff line larger than review.max_diff_tokens',
+  /** The platform gave no patch for it (`FileDiff.tooLarge`, e.g. GitHub above its size limit). */
+  noDiff: 'no diff from the platform',
 } as const;
 
 /** Limits of `planParts`. */
@@ -174,6 +176,7 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
     if (e.kind === SOURCE) sourceDirByStem.set(stemOf(e.file.path), dirOf(e.file.path));
   const groups = new Map<string, FileEntry[]>();
   for (const e of entries) {
+    if (e.file.tooLarge) continue; // nothing to show: listed as not reviewed below
     const key =
       (e.kind === TEST ? sourceDirByStem.get(stemOf(e.file.path)) : undefined) ?? dirOf(e.file.path);
     const group = groups.get(key) ?? [];
@@ -247,10 +250,14 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
   for (const e of entries) {
     const placed = placedLines.get(e.index);
     const total = e.file.hunks.reduce((sum, h) => sum + h.lines.length, 0);
-    if (placed !== undefined && placed >= total) reviewedFiles++;
+    if (!e.file.tooLarge && placed !== undefined && placed >= total) reviewedFiles++;
     else {
       notReviewed.push(e.file.path);
-      notReviewedReasons[e.file.path] = tooLong.has(e.index) ? NOT_REVIEWED.lineTooLong : NOT_REVIEWED.budget;
+      notReviewedReasons[e.file.path] = e.file.tooLarge
+        ? NOT_REVIEWED.noDiff
+        : tooLong.has(e.index)
+          ? NOT_REVIEWED.lineTooLong
+          : NOT_REVIEWED.budget;
     }
   }
   return {

@@ -123,4 +123,19 @@ describe('planParts', () => {
     expect(plan.notReviewedReasons).toEqual({ 'src/huge.ts': 'no diff from the platform' });
     expect(plan.parts.flatMap((p) => p.files.map((f) => f.path))).toEqual(['src/a.ts']);
   });
+
+  it('puts the sources of every directory before any test, doc or config when something is left out', () => {
+    // Directory a/ sorts first and holds a source with large tests beside it; z/ holds a source too.
+    const files = [
+      fileDiff('a/x.ts', 1, 20),
+      fileDiff('a/x.test.ts', 1, 60),
+      fileDiff('a/y.test.ts', 1, 60),
+      fileDiff('z/w.ts', 1, 60),
+    ];
+    const plan = planParts(files, { maxDiffTokens: 3000, maxParts: 1 });
+    const shown = plan.parts.flatMap((p) => p.files.map((f) => f.path));
+    expect(shown).toEqual(expect.arrayContaining(['a/x.ts', 'z/w.ts']));
+    expect(plan.notReviewed).not.toContain('z/w.ts');
+    expect(plan.notReviewed.length).toBeGreaterThan(0);
+  });
 });

@@ -142,10 +142,81 @@ function splitHunk(
   return pieces;
 }
 
+interface Packing {
+  parts: Unit[][];
+  used: number[];
+  placedLines: Map<number, number>;
+  tooLong: Set<number>;
+}
+
+/** Places `groups` in order: each whole into the first part with room, else file by file, else hunk by hunk. */
+function pack(groups: FileEntry[][], budgetChars: number, maxParts: number): Packing {
+  const parts: Unit[][] = [];
+  const used: number[] = [];
+  const placedLines = new Map<number, number>();
+  const tooLong = new Set<number>();
+  const fitting = (chars: number): number => {
+    if (chars > budgetChars) return -1; // never a part over the budget
+    const i = used.findIndex((u) => u + chars <= budgetChars);
+    if (i !== -1) return i;
+    if (parts.length >= maxParts) return -1;
+    parts.push([]);
+    used.push(0);
+    return parts.length - 1;
+  };
+  const put = (part: number, unit: Unit): void => {
+    parts[part]!.push(unit);
+    used[part]! += unit.chars;
+    const lines = unit.hunks.reduce((sum, h) => sum + h.lines.length, 0);
+    placedLines.set(unit.fileIndex, (placedLines.get(unit.fileIndex) ?? 0) + lines);
+  };
+  const wholeUnit = (e: FileEntry): Unit => ({ fileIndex: e.index, hunks: e.file.hunks, chars: e.chars });
+
+  for (const group of groups) {
+    const members = [...group].sort((a, b) => a.kind - b.kind || a.index - b.index);
+    const groupChars = members.reduce((sum, m) => sum + m.chars, 0);
+    const whole = groupChars <= budgetChars ? fitting(groupChars) : -1;
+    if (whole !== -1) {
+      for (const m of members) put(whole, wholeUnit(m));
+      continue;
+    }
+    for (const m of members) {
+      const part = m.chars <= budgetChars ? fitting(m.chars) : -1;
+      if (part !== -1) {
+        put(part, wholeUnit(m));
+        continue;
+      }
+      if (m.chars <= budgetChars) continue; // no room left anywhere: not reviewed
+      // Larger than a part: hunk by hunk, the first piece carrying the file header.
+      let header = m.headerChars;
+      for (const [h, hunk] of m.file.hunks.entries()) {
+        const chars = m.hunkChars[h]!;
+        const pieces =
+          chars + header <= budgetChars
+            ? [{ hunk, chars }]
+            : splitHunk(hunk, lineSizes(hunk, m.width), budgetChars - header);
+        for (const piece of pieces) {
+          const part = fitting(piece.chars + header);
+          if (part === -1) {
+            if (piece.chars + header > budgetChars) tooLong.add(m.index);
+            continue;
+          }
+          put(part, { fileIndex: m.index, hunks: [piece.hunk], chars: piece.chars + header });
+          header = 0;
+        }
+      }
+    }
+  }
+  return { parts, used, placedLines, tooLong };
+}
+
 /**
  * Packs `files` (triage's kept files, diff order) into parts. Groups related files (a directory's
  * files plus tests elsewhere whose stem names one of them), orders groups source first, then
- * places each group whole into the first part with room, opening parts up to `maxParts`; a group
+ * places each group whole into the first part with room, opening parts up to `maxParts`. When that
+ * leaves something out, it packs again with the sources of every group first and the tests, docs
+ * and config after them (in that order), so what is left out is never a source while a test is
+ * shown. A group
  * that fits nowhere is placed file by file, and a file larger than a part hunk by hunk (a single
  * hunk larger than a part is cut into consecutive pieces, still each line once). No part is ever
  * over the budget: a piece that cannot fit one (a single line longer than a part) is not sent, and
@@ -187,62 +258,29 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
     .map(([key, members]) => ({ key, members, kind: Math.min(...members.map((m) => m.kind)) }))
     .sort((a, b) => a.kind - b.kind || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
-  const parts: Unit[][] = [];
-  const used: number[] = [];
-  const placedLines = new Map<number, number>();
-  const tooLong = new Set<number>();
-  const fitting = (chars: number): number => {
-    if (chars > budgetChars) return -1; // never a part over the budget
-    const i = used.findIndex((u) => u + chars <= budgetChars);
-    if (i !== -1) return i;
-    if (parts.length >= limits.maxParts) return -1;
-    parts.push([]);
-    used.push(0);
-    return parts.length - 1;
-  };
-  const put = (part: number, unit: Unit): void => {
-    parts[part]!.push(unit);
-    used[part]! += unit.chars;
-    const lines = unit.hunks.reduce((sum, h) => sum + h.lines.length, 0);
-    placedLines.set(unit.fileIndex, (placedLines.get(unit.fileIndex) ?? 0) + lines);
-  };
-  const wholeUnit = (e: FileEntry): Unit => ({ fileIndex: e.index, hunks: e.file.hunks, chars: e.chars });
-
-  for (const group of ordered) {
-    const members = [...group.members].sort((a, b) => a.kind - b.kind || a.index - b.index);
-    const groupChars = members.reduce((sum, m) => sum + m.chars, 0);
-    const whole = groupChars <= budgetChars ? fitting(groupChars) : -1;
-    if (whole !== -1) {
-      for (const m of members) put(whole, wholeUnit(m));
-      continue;
-    }
-    for (const m of members) {
-      const part = m.chars <= budgetChars ? fitting(m.chars) : -1;
-      if (part !== -1) {
-        put(part, wholeUnit(m));
-        continue;
-      }
-      if (m.chars <= budgetChars) continue; // no room left anywhere: not reviewed
-      // Larger than a part: hunk by hunk, the first piece carrying the file header.
-      let header = m.headerChars;
-      for (const [h, hunk] of m.file.hunks.entries()) {
-        const chars = m.hunkChars[h]!;
-        const pieces =
-          chars + header <= budgetChars
-            ? [{ hunk, chars }]
-            : splitHunk(hunk, lineSizes(hunk, m.width), budgetChars - header);
-        for (const piece of pieces) {
-          const part = fitting(piece.chars + header);
-          if (part === -1) {
-            if (piece.chars + header > budgetChars) tooLong.add(m.index);
-            continue;
-          }
-          put(part, { fileIndex: m.index, hunks: [piece.hunk], chars: piece.chars + header });
-          header = 0;
-        }
-      }
-    }
+  const fullyPlaced = (p: Packing): boolean =>
+    entries.every(
+      (e) =>
+        e.file.tooLarge ||
+        (p.placedLines.get(e.index) ?? -1) >= e.file.hunks.reduce((n, h) => n + h.lines.length, 0),
+    );
+  let packing = pack(
+    ordered.map((g) => g.members),
+    budgetChars,
+    limits.maxParts,
+  );
+  if (!fullyPlaced(packing)) {
+    // Something must be left out: the sources of every directory first, then tests, docs, config.
+    const sources = ordered
+      .map((g) => g.members.filter((m) => m.kind === SOURCE))
+      .filter((g) => g.length > 0);
+    const others = ordered
+      .map((g) => g.members.filter((m) => m.kind !== SOURCE))
+      .filter((g) => g.length > 0)
+      .sort((x, y) => Math.min(...x.map((m) => m.kind)) - Math.min(...y.map((m) => m.kind)));
+    packing = pack([...sources, ...others], budgetChars, limits.maxParts);
   }
+  const { parts, used, placedLines, tooLong } = packing;
 
   const notReviewed: string[] = [];
   const notReviewedReasons: Record<string, string> = {};

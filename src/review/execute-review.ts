@@ -19,7 +19,7 @@ import { DEFAULT_LIMITS, type ReviewLimits } from './limits.js';
 import { conversationAfter, createPartSession } from './part-session.js';
 import { planParts, type DiffPart } from './parts.js';
 import { buildReviewSystemPrompt } from './prompt.js';
-import { runParts } from './run-parts.js';
+import { partLimitsFor, runParts } from './run-parts.js';
 import { triageFiles } from './triage.js';
 import type { ExecuteReviewResult } from './types.js';
 
@@ -147,7 +147,17 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       })
     )('.gitattributes');
     const triage = await triageFiles({ files: fileDiffs, ignore: limits.ignore, gitattributes });
-    const plan = planParts(triage.kept, limits);
+    // The whole prompt of a part, not only its diff, stays within review.max_diff_tokens.
+    const plan = planParts(
+      triage.kept,
+      partLimitsFor(limits, {
+        systemPrompt: buildReviewSystemPrompt(),
+        pr: pullRequest,
+        existingComments: comments,
+        userPrompt: input.prompt ?? '',
+        history: input.history ?? [],
+      }),
+    );
     phase(
       'diff',
       `${triage.kept.length} files to review in ${plan.parts.length} part(s), ${triage.skipped.length} skipped, ${plan.notReviewed.length} over the budget`,

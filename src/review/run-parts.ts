@@ -6,7 +6,7 @@
 import type { ConversationMessage } from '../agent/types.js';
 import type { ExistingComment, PullRequestInfo } from '../platforms/types.js';
 import { annotateDiff } from './annotate.js';
-import type { DiffPart } from './parts.js';
+import { estimateTokens, type DiffPart, type PartLimits } from './parts.js';
 import { buildReviewPrompt } from './prompt.js';
 import { runReviewPart, type PartResult, type PartRunContext } from './run-part.js';
 import type { ProposedComment } from './types.js';
@@ -104,4 +104,41 @@ export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
     }
   }
   return { results, summary: summaries.join('\n\n'), comments, unparsed };
+}
+
+/**
+ * Tokens allowed for the definitions of the REVIEWER tools (Read, Glob, Grep, submit_review: about
+ * 3,100 characters of names, descriptions and JSON schemas) and the provider's tool-use preamble.
+ */
+const TOOL_DEFINITIONS_TOKENS = 1_500;
+
+/** What every part's prompt carries besides its diff. */
+export interface PromptFrame {
+  systemPrompt: string;
+  pr: PullRequestInfo;
+  existingComments: ExistingComment[];
+  userPrompt: string;
+  history: ConversationMessage[];
+}
+
+/**
+ * The part limits under which a whole prompt (system prompt, tool definitions, earlier messages,
+ * the pull request's text and comments, and the part's diff) stays within `review.max_diff_tokens`:
+ * the diff budget is that minus the rest, estimated as the budget estimates (`estimateTokens`).
+ * Never below a quarter of the budget (a frame that large is sent over budget rather than split
+ * into slivers).
+ */
+export function partLimitsFor(limits: PartLimits, frame: PromptFrame): PartLimits {
+  const prompt = buildReviewPrompt({
+    pr: frame.pr,
+    annotatedDiff: '',
+    existingComments: frame.existingComments,
+    userPrompt: frame.userPrompt,
+    part: { index: 1, count: 2 },
+  });
+  const historyChars = frame.history.reduce((n, m) => n + m.content.length, 0);
+  const frameTokens =
+    estimateTokens(frame.systemPrompt.length + prompt.length + historyChars) + TOOL_DEFINITIONS_TOKENS;
+  const maxDiffTokens = Math.max(Math.floor(limits.maxDiffTokens / 4), limits.maxDiffTokens - frameTokens);
+  return { ...limits, maxDiffTokens };
 }

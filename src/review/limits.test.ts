@@ -13,7 +13,7 @@ vi.mock('../agent/pricing.js', async (importOriginal) => {
   };
 });
 
-const { reviewLimitsOf } = await import('./limits.js');
+const { costCapWarnings, reviewLimitsOf } = await import('./limits.js');
 
 function config(model: string, maxCost?: number) {
   return {
@@ -40,5 +40,12 @@ describe('reviewLimitsOf', () => {
     expect(resolved.calls).toHaveLength(1);
     await reviewLimitsOf(config('claude-opus-4-1'));
     expect(resolved.calls).toHaveLength(2);
+  });
+
+  it('warns at start-up when a cost cap is set but the model has no price', async () => {
+    expect(await costCapWarnings(config('unknown-model-x', 2))).toEqual([
+      expect.stringContaining('review.max_cost_usd (2) is set but the model'),
+    ]);
+    expect(await costCapWarnings(config('unknown-model-x'))).toEqual([]);
   });
 });

@@ -6,10 +6,13 @@
  *
  * - `shownShare`: share of the non-skipped diff lines shown to the model (target 1.0), with the
  *   same-run baseline of the old single prompt (whole diff in diff order, cut at 400,000 chars);
- * - `agentRuns`, `maxPromptTokens` (largest first request of a run, as the fake counts tokens) and
- *   `maxDiffTokens` (largest part's diff, as the budget counts) against `review.max_diff_tokens`;
+ * - `agentRuns` (the receipt's: runs, not model requests; `modelRequests` beside it),
+ *   `maxPromptTokens` (largest request: system prompt, messages and tool definitions) and
+ *   `maxDiffTokens` (largest part's diff), both by `estimateTokens` (the budget's own estimator),
+ *   against `review.max_diff_tokens` (`pass` requires both within it);
  * - `ownCpuMs`: the bot's own processing, i.e. this process's CPU time over the review and the
- *   posting (target ≤ 3,000 ms), beside `wallMs`, `modelMs` (time in agent runs) and
+ *   posting (target ≤ 3,000 ms: the figure `pass` judges, because wall time here also holds the
+ *   fakes' and the local git server's work on the same cores), beside `wallMs`, `modelMs` (time in agent runs) and
  *   `wallExcludingModelMs` (which also holds the waits on the fake GitHub and git server: the
  *   shallow clone of the 3,000-file head is most of it), `fetchMs` (pull request, clone and file
  *   list, fetched concurrently) and `wallAfterFetchExcludingModelMs` (triage, parts, prompts,
@@ -97,12 +100,15 @@ async function runFakes(): Promise<void> {
       const text = request.messages.map((m) => m.text).join('\n');
       for (const m of text.matchAll(/\b(?:mk|base)_\w+/g)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
       if (JSON.stringify(request.body).includes('skip_')) skippedShown = true;
-      const u = request.usage;
-      if (u)
-        maxPromptTokens = Math.max(
-          maxPromptTokens,
-          u.inputTokens + (u.cacheWriteTokens ?? 0) + (u.cacheReadTokens ?? 0),
-        );
+      // Prompt and diff measured with the same estimator the budget uses (3.5 characters a token).
+      const body = request.body as { system?: unknown; tools?: unknown };
+      const system = Array.isArray(body.system)
+        ? (body.system as Array<{ text?: string }>).map((b) => b.text ?? '').join('\n')
+        : typeof body.system === 'string'
+          ? body.system
+          : '';
+      const promptChars = system.length + text.length + JSON.stringify(body.tools ?? []).length;
+      maxPromptTokens = Math.max(maxPromptTokens, estimateTokens(promptChars));
       const diff = /kind="diff">\n([\s\S]*?)\n<\/untrusted-data-/.exec(text)?.[1] ?? '';
       maxDiffTokens = Math.max(maxDiffTokens, estimateTokens(diff.length));
     }
@@ -229,7 +235,8 @@ async function main(): Promise<void> {
     baselineShownShare: Number(report.baselineShare.toFixed(4)),
     repeatedHunkLines: report.repeatedMarkers,
     skippedFileShown: report.skippedShown,
-    agentRuns: report.agentRuns,
+    agentRuns: receipt.agentRuns,
+    modelRequests: report.agentRuns,
     maxPromptTokens: report.maxPromptTokens,
     maxDiffTokens: report.maxDiffTokens,
     budgetTokens: DEFAULT_MAX_DIFF_TOKENS,
@@ -244,6 +251,7 @@ async function main(): Promise<void> {
     pass:
       report.shownShare >= TARGETS.shownShare &&
       report.maxDiffTokens <= DEFAULT_MAX_DIFF_TOKENS &&
+      report.maxPromptTokens <= DEFAULT_MAX_DIFF_TOKENS &&
       cpuMs <= TARGETS.ownCpuMs &&
       peakRssMb <= TARGETS.peakRssMb,
   };

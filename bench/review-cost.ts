@@ -2,8 +2,10 @@
  * Review cost benchmark (CONTRACT §15): a scripted 12-turn review (11 tool calls, then
  * submit_review) of a 40,000-token diff through the API runner against the fake Anthropic API,
  * which accounts prompt caching as the real API does. The same review runs twice in this process,
- * with prompt caching and without (the baseline); each model call's input is priced at the
- * catalogue's prices for the model (`@pydantic/genai-prices`). Prints one JSON object on stdout:
+ * with prompt caching and without (the baseline); the input is priced the way a review prices it:
+ * the run's own `usage` events and result go through the review's usage meter (per call, by kind),
+ * at the catalogue's prices for the model (`@pydantic/genai-prices`), output priced at 0 (the
+ * benchmark compares billed input). Prints one JSON object on stdout:
  * `{"turns":12,"diffTokens":…,"withCaching":{…},"withoutCaching":{…},"ratio":…,"target":0.3,"pass":…}`.
  * Exit code 0 whether or not the target is met.
  */
@@ -12,7 +14,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApiRunner } from '../src/agent/api-runner.js';
-import { costOfCall, loadCatalogueRates } from '../src/agent/pricing.js';
+import { loadCatalogueRates } from '../src/agent/pricing.js';
+import { createUsageMeter } from '../src/review/usage-meter.js';
 import { REVIEWER_TOOLS } from '../src/agent/tools/names.js';
 import { startFakeAnthropic, type ScriptedReply } from '../test/support/fake-llm/index.js';
 
@@ -68,28 +71,25 @@ async function main(): Promise<void> {
       env: { ANTHROPIC_API_KEY: KEY },
       promptCaching,
     });
+    // The review's own path: the meter prices each call from the runner's usage events.
+    const meter = createUsageMeter({ rates: { ...rates, output: { base: 0, tiers: [] } } });
     const run = await runner.run({
+      onEvent: (event) => {
+        if (event.type === 'usage') meter.update(1, event.usage);
+      },
       workspaceDir: workspace,
       systemPrompt: 'You are reviewbot, a meticulous senior code reviewer.',
       prompt: `Review this pull request.\n\nAnnotated diff:\n${diff}`,
       tools: [...REVIEWER_TOOLS],
       maxTurns: TURNS + 2,
     });
-    let inputCost = 0;
-    const tokens = { input: 0, cacheWrite: 0, cacheRead: 0 };
-    for (const request of fake.requests) {
-      const u = request.usage!;
-      const call = {
-        input: u.inputTokens,
-        cacheWrite: u.cacheWriteTokens ?? 0,
-        cacheRead: u.cacheReadTokens ?? 0,
-      };
-      tokens.input += call.input;
-      tokens.cacheWrite += call.cacheWrite;
-      tokens.cacheRead += call.cacheRead;
-      inputCost += costOfCall({ ...call, output: 0 }, rates);
-    }
-    return { turns: run.turns, tokens, inputCostUsd: Number(inputCost.toFixed(6)) };
+    meter.finish(1, run);
+    const { input, cacheWrite, cacheRead } = meter.tokens();
+    return {
+      turns: run.turns,
+      tokens: { input, cacheWrite, cacheRead },
+      inputCostUsd: Number((meter.costUsd() ?? Number.NaN).toFixed(6)),
+    };
   };
 
   const withCaching = await measure(true);

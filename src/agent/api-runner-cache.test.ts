@@ -103,4 +103,36 @@ describe('Anthropic prompt caching', () => {
     const cost = (u: typeof kinds) => costOfCall({ ...u, output: 0 }, RATES);
     expect(cost(kinds)).toBeLessThan(0.5 * cost(usageByKind(plain.usage)));
   });
+
+  it('asks before every model call and sends none it refuses (the hard cost cap)', async () => {
+    fake.setScript(script(6));
+    fake.requests.length = 0;
+    const runner = createApiRunner({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      baseUrl: `${fake.url}/v1`,
+      env: { ANTHROPIC_API_KEY: KEY },
+    });
+    const asked: Array<{ promptChars: number; maxOutputTokens: number }> = [];
+    const prompt = `Review this diff:\n${diff}`;
+    const run = runner.run({
+      workspaceDir: base,
+      systemPrompt: 'You are a careful reviewer.',
+      prompt,
+      tools: [...REVIEWER_TOOLS],
+      maxTurns: 10,
+      beforeModelCall: (call) => {
+        asked.push(call);
+        return asked.length <= 2;
+      },
+    });
+    await expect(run).rejects.toThrow(/refused/);
+    // Two calls sent, the third refused before it reached the API.
+    expect(fake.requests).toHaveLength(2);
+    expect(asked).toHaveLength(3);
+    // Each estimate covers at least the prompt, and grows with the conversation.
+    expect(asked[0]!.promptChars).toBeGreaterThan(prompt.length);
+    expect(asked[1]!.promptChars).toBeGreaterThan(asked[0]!.promptChars);
+    expect(asked[0]!.maxOutputTokens).toBeGreaterThan(0);
+  });
 });

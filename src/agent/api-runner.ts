@@ -13,6 +13,8 @@ import type { Logger } from '../logger.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { providerAgentError } from './provider-error.js';
 import { createLanguageModel, resolveApiKey, resolveModelChoice, type ProviderId } from './providers.js';
+import { messageChars, toolDefinitionChars } from './call-estimate.js';
+import { MAX_OUTPUT_TOKENS } from './call-limits.js';
 import { cachedInstructions, placeBreakpoints } from './prompt-cache.js';
 import type { ToolSandbox } from './sandbox/types.js';
 import { consumeAgentStream } from './stream-progress.js';
@@ -47,9 +49,6 @@ export interface ApiRunnerOptions {
   /** Sandbox of WORKER `Bash` (CONTRACT §16); default: `auto` as detected on this host. */
   sandbox?: ToolSandbox;
 }
-
-/** Upper bound of tokens the model may generate per call (a review fits well within it). */
-const MAX_OUTPUT_TOKENS = 16_384;
 
 /**
  * Creates an `AgentRunner` that calls the provider's API directly.
@@ -96,12 +95,25 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
       });
       const messages = toModelMessages(history, runOptions.prompt);
       const promptIndex = messages.length - 1;
+      const ask = runOptions.beforeModelCall;
+      const fixedChars = ask ? runOptions.systemPrompt.length + (await toolDefinitionChars(tools)) : 0;
       const result = streamText({
         model,
         instructions: caching ? cachedInstructions(runOptions.systemPrompt) : runOptions.systemPrompt,
         messages,
-        ...(caching
-          ? { prepareStep: (step) => ({ messages: placeBreakpoints(step.messages, promptIndex) }) }
+        ...(caching || ask
+          ? {
+              prepareStep: (step) => {
+                const stepMessages = caching ? placeBreakpoints(step.messages, promptIndex) : step.messages;
+                const call = {
+                  promptChars: fixedChars + messageChars(stepMessages),
+                  maxOutputTokens: MAX_OUTPUT_TOKENS,
+                };
+                // Refused (the review's cost cap): the call is not sent, the run ends with an error.
+                if (ask && !ask(call)) throw new AgentError('model call refused before sending (cost cap)');
+                return caching ? { messages: stepMessages } : undefined;
+              },
+            }
           : {}),
         tools,
         toolCallConcurrency: 1,

@@ -20,7 +20,19 @@ export type AgentEvent =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; tool: string; input: unknown }
   | { type: 'tool_result'; tool: string; isError: boolean; summary: string }
-  | { type: 'usage'; usage: TokenUsage };
+  /**
+   * Usage so far. `aggregate`: a total over many model calls reported at once (the code-agent CLI's
+   * result), not one call's: per-call prices (context tiers) cannot be applied to it.
+   */
+  | { type: 'usage'; usage: TokenUsage; aggregate?: boolean };
+
+/** The size of one model call before it is sent. */
+export interface ModelCallEstimate {
+  /** Characters of everything the call sends: system prompt, tool definitions, messages. */
+  promptChars: number;
+  /** The most tokens the call may generate (its `max_tokens`). */
+  maxOutputTokens: number;
+}
 
 /** Input of one agent run. */
 export interface AgentRunOptions {
@@ -37,6 +49,12 @@ export interface AgentRunOptions {
   /** Receives progress events; must not throw. */
   onEvent?: (event: AgentEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Asked before each model call is sent, with the call's size; `false` = do not send it: the run
+   * ends with `AgentError` (the review's cost cap, §15). The API runner asks before every call; a
+   * runner that cannot stop between its calls (the code-agent CLI) does not ask.
+   */
+  beforeModelCall?: (call: ModelCallEstimate) => boolean;
   /**
    * Session to continue (the `sessionId` of an earlier run of this conversation). The code-agent
    * CLI runner resumes it, falling back to a fresh session with `history` quoted when it cannot;
@@ -67,6 +85,11 @@ export interface AgentRunResult {
   usage: TokenUsage;
   /** Estimated cost in USD, when the runner knows it (the code-agent CLI runner reports it). */
   costUsd?: number;
+  /**
+   * True when `usage` is one total over the run's model calls (the code-agent CLI runner), not
+   * reported per call: its `costUsd` is then the better figure.
+   */
+  usageAggregate?: boolean;
   /** Number of model calls made. */
   turns: number;
   /** `history` + this run's prompt and final answer, for the next run. */

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../logger.js';
 import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
 import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
 import { reviewLimitsOf } from '../review/limits.js';
+import { capUnenforceable } from '../review/usage-meter.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { buildPlatform } from './build-platform.js';
@@ -102,7 +103,11 @@ export async function reviewPullRequest(
     configuredModelWarnings(config.agent),
     reviewLimitsOf(config),
   ]);
-  for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
+  // The cost cap's own warning is also in the result's `warnings` (the review's meter adds it).
+  const capWarning = capUnenforceable(limits.maxCostUsd, limits.rates);
+  for (const warning of capWarning ? [...warnings, capWarning] : warnings) {
+    process.stderr.write(`reviewbot: warning: ${warning}\n`);
+  }
   const anyRepoPlatform = await buildPlatform({
     env,
     logger,

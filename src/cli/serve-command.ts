@@ -21,6 +21,7 @@ import { SecretMasker, secretValues } from '../secrets.js';
 import { createServer } from '../server/app.js';
 import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
+import { costCapWarnings } from '../review/limits.js';
 import { buildRunner } from './build-runner.js';
 
 /** How long running jobs may take to finish after SIGTERM (CONTRACT §12), ms. */
@@ -128,6 +129,7 @@ export async function runServeCommand(
     platforms = await buildPlatforms({ env, logger });
     checkServeConfig(config, platforms);
     for (const warning of await configuredModelWarnings(config.agent)) logger.warn(warning);
+    for (const warning of await costCapWarnings(config)) logger.warn(warning);
     // The Kubernetes client is large (~80 MB resident): load it only in cluster mode.
     jobRunner = config.kubernetes.image
       ? (await import('../cluster/cluster-runner.js')).createClusterJobRunner({

@@ -8,7 +8,7 @@ import { buildReviewBody, renderInlineBody, type ReviewBodyExtras } from './body
 import type { DiffIndex } from './diff-index.js';
 import { filterFindings } from './filter.js';
 import type { PartPlan } from './parts.js';
-import { buildReceipt, cappedNotice, renderReceipt } from './receipt.js';
+import { buildReceipt, cappedNotice, failedPartsNotice, renderReceipt } from './receipt.js';
 import type { PartsOutcome } from './run-parts.js';
 import type { TriageResult } from './triage.js';
 import type { ExecuteReviewResult, Finding } from './types.js';
@@ -52,21 +52,37 @@ function sum<T>(items: Array<T | undefined>, pick: (item: T) => number): number 
   return total;
 }
 
-/** Files of parts the cost cap kept from running, or stopped before they answered, join `notReviewed`. */
-function notReviewedOf(plan: PartPlan, outcome: PartsOutcome): string[] {
-  const out = [...plan.notReviewed];
-  const listed = new Set(out);
+/** Why a part's files were not reviewed. */
+const STOPPED_BY_CAP = 'stopped by the cost cap (review.max_cost_usd)';
+const PART_FAILED = "its part's agent run failed";
+
+/**
+ * The files not reviewed, each with its reason: those the plan left out, then the files of parts
+ * the cost cap kept from running or stopped before they answered.
+ */
+function notReviewedOf(
+  plan: PartPlan,
+  outcome: PartsOutcome,
+): { paths: string[]; reasons: Record<string, string> } {
+  const paths = [...plan.notReviewed];
+  const reasons: Record<string, string> = { ...plan.notReviewedReasons };
+  const listed = new Set(paths);
+  const add = (path: string, reason: string): void => {
+    if (listed.has(path)) return;
+    listed.add(path);
+    paths.push(path);
+    reasons[path] = reason;
+  };
   for (const [i, part] of plan.parts.entries()) {
     const result = outcome.results[i];
-    if (result !== undefined && (result.parsed !== undefined || !result.stopped)) continue;
-    for (const file of part.files) {
-      if (!listed.has(file.path)) {
-        listed.add(file.path);
-        out.push(file.path);
-      }
+    if (result?.error !== undefined && result.parsed === undefined) {
+      for (const file of part.files) add(file.path, PART_FAILED);
+      continue;
     }
+    if (result !== undefined && (result.parsed !== undefined || !result.stopped)) continue;
+    for (const file of part.files) add(file.path, STOPPED_BY_CAP);
   }
-  return out;
+  return { paths, reasons };
 }
 
 /**
@@ -100,7 +116,7 @@ export async function assembleReview(input: AssembleInput): Promise<{
     `${kept.length} inline, ${rejected.length} not in diff, ${filtered.duplicates.length} already posted, ${settled.repeats.length} repeats`,
   );
 
-  const notReviewed = notReviewedOf(plan, outcome);
+  const { paths: notReviewed, reasons: notReviewedReasons } = notReviewedOf(plan, outcome);
   const durationMs = Date.now() - input.started;
   const receipt = buildReceipt({
     model: run?.model ?? '',
@@ -113,6 +129,7 @@ export async function assembleReview(input: AssembleInput): Promise<{
     reviewedFiles: triage.kept.length - notReviewed.length,
     skipped: triage.skipped,
     notReviewed,
+    notReviewedReasons,
     capped: meter.capped,
   });
   const summary =
@@ -122,6 +139,8 @@ export async function assembleReview(input: AssembleInput): Promise<{
         : 'Nothing to review: the pull request changes no files.'
       : [outcome.summary, ...outcome.unparsed].filter((text) => text !== '').join('\n\n');
   const before = meter.capped && input.maxCostUsd !== undefined ? [cappedNotice(input.maxCostUsd)] : [];
+  const failed = outcome.results.filter((r) => r?.error !== undefined && r.parsed === undefined).length;
+  if (failed > 0) before.push(failedPartsNotice(failed, outcome.results.length));
   const bodyExtras: Required<ReviewBodyExtras> = {
     before: [...settled.extras.before, ...before],
     after: [...settled.extras.after, renderReceipt(receipt)],
@@ -136,7 +155,7 @@ export async function assembleReview(input: AssembleInput): Promise<{
     model: run?.model ?? '',
     usage: meter.usage(),
     durationMs,
-    warnings: [],
+    warnings: [...meter.warnings],
     receipt,
     repeats: settled.repeats,
   };

@@ -19,7 +19,7 @@ import { DEFAULT_LIMITS, type ReviewLimits } from './limits.js';
 import { conversationAfter, createPartSession } from './part-session.js';
 import { planParts, type DiffPart } from './parts.js';
 import { buildReviewSystemPrompt } from './prompt.js';
-import { runParts } from './run-parts.js';
+import { partLimitsFor, runParts } from './run-parts.js';
 import { triageFiles } from './triage.js';
 import type { ReviewBodyExtras } from './body.js';
 import {
@@ -214,7 +214,17 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       ignore: [...new Set([...limits.ignore, ...memory.rules.ignore])],
       gitattributes,
     });
-    const plan = planParts(triage.kept, limits);
+    // The whole prompt of a part, not only its diff, stays within review.max_diff_tokens.
+    const plan = planParts(
+      triage.kept,
+      partLimitsFor(limits, {
+        systemPrompt: buildReviewSystemPrompt(),
+        pr: pullRequest,
+        existingComments: comments,
+        userPrompt: [input.prompt ?? '', memory.promptExtra].filter((p) => p !== '').join('\n\n'),
+        history: input.history ?? [],
+      }),
+    );
     phase(
       'diff',
       `${triage.kept.length} files to review in ${plan.parts.length} part(s), ${triage.skipped.length} skipped, ${plan.notReviewed.length} over the budget`,

@@ -7,6 +7,7 @@ import { PROVIDERS } from '../agent/providers.js';
 import { resolveModelRates, type ModelRates } from '../agent/pricing.js';
 import type { RawConfig } from '../config/schema.js';
 import { DEFAULT_MAX_DIFF_TOKENS, DEFAULT_MAX_PARALLEL_RUNS, DEFAULT_MAX_PARTS } from '../config/schema.js';
+import { capUnenforceable } from './usage-meter.js';
 
 /** What `executeReview` needs to know about budgets and prices. */
 export interface ReviewLimits {
@@ -31,14 +32,37 @@ export const DEFAULT_LIMITS: ReviewLimits = {
 };
 
 /**
- * The limits of `config`, prices resolved (a short child process reads the price table unless
- * `agent.pricing` is set). The Claude Code runner (`agent.provider` unset) is priced as Anthropic
- * when `agent.model` names the model; otherwise it reports its own cost per run.
+ * Resolved rates per (provider, model, `agent.pricing`), kept for the life of the process: the
+ * price table is read by a child process, which a server must not start on every review. Bounded
+ * by the configurations a process sees (one, in practice). A failed read is not kept.
+ */
+const ratesCache = new Map<string, Promise<ModelRates | null>>();
+
+function cachedRates(
+  provider: string,
+  model: string | undefined,
+  pricing: RawConfig['agent']['pricing'],
+): Promise<ModelRates | null> {
+  const key = JSON.stringify([provider, model ?? null, pricing ?? null]);
+  let rates = ratesCache.get(key);
+  if (!rates) {
+    rates = resolveModelRates(provider, model, pricing);
+    ratesCache.set(key, rates);
+    rates.catch(() => ratesCache.delete(key));
+  }
+  return rates;
+}
+
+/**
+ * The limits of `config`, prices resolved once per process and configuration (a short child
+ * process reads the price table unless `agent.pricing` is set). The Claude Code runner
+ * (`agent.provider` unset) is priced as Anthropic when `agent.model` names the model; otherwise it
+ * reports its own cost per run.
  */
 export async function reviewLimitsOf(config: Pick<RawConfig, 'agent' | 'review'>): Promise<ReviewLimits> {
   const provider = config.agent.provider;
   const model = config.agent.model ?? (provider ? PROVIDERS[provider].defaultModel : undefined);
-  const rates = await resolveModelRates(provider ?? 'anthropic', model, config.agent.pricing);
+  const rates = await cachedRates(provider ?? 'anthropic', model, config.agent.pricing);
   return {
     ignore: [...config.review.ignore],
     maxDiffTokens: config.review.max_diff_tokens,
@@ -47,4 +71,15 @@ export async function reviewLimitsOf(config: Pick<RawConfig, 'agent' | 'review'>
     maxCostUsd: config.review.max_cost_usd,
     rates,
   };
+}
+
+/**
+ * Start-up warnings about the cost cap: one line when `review.max_cost_usd` is set but the model has
+ * no known price (then the cap cannot be enforced). Resolves prices only when a cap is set.
+ */
+export async function costCapWarnings(config: Pick<RawConfig, 'agent' | 'review'>): Promise<string[]> {
+  if (config.review.max_cost_usd === undefined) return [];
+  const limits = await reviewLimitsOf(config);
+  const warning = capUnenforceable(limits.maxCostUsd, limits.rates);
+  return warning === undefined ? [] : [warning];
 }

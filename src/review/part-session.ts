@@ -3,13 +3,7 @@
  * caller's and fires when the cost cap is reached, the usage meter, run ids, and the conversation
  * a review leaves for the next mention.
  */
-import type {
-  AgentEvent,
-  AgentRunOptions,
-  AgentRunResult,
-  AgentRunner,
-  ConversationMessage,
-} from '../agent/types.js';
+import type { AgentEvent, AgentRunResult, AgentRunner, ConversationMessage } from '../agent/types.js';
 import type { ReviewLimits } from './limits.js';
 import type { PartRunContext } from './run-part.js';
 import type { PartsOutcome } from './run-parts.js';
@@ -87,6 +81,3 @@ export function conversationAfter(
     { role: 'assistant', content: answer },
   ];
 }
-
-/** Base options of every run: a subset of `AgentRunOptions`. */
-export type PartBaseOptions = Pick<AgentRunOptions, 'workspaceDir' | 'systemPrompt' | 'tools' | 'maxTurns'>;

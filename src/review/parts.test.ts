@@ -91,4 +91,51 @@ describe('planParts', () => {
   ])('kindOf(%s) = %i', (path, kind) => {
     expect(kindOf(path)).toBe(kind);
   });
+
+  it('never makes a part over the budget: a line longer than a part is not sent, its file listed with the reason', () => {
+    const long = toFileDiffs([
+      {
+        path: 'src/data.ts',
+        status: 'modified',
+        additions: 3,
+        deletions: 0,
+        patch: `@@ -1,0 +1,3 @@\n+src/data.ts#0:0 short\n+src/data.ts#0:1 ${'y'.repeat(20_000)}\n+src/data.ts#0:2 short`,
+      },
+    ])[0]!;
+    const files = [fileDiff('src/a.ts', 1, 5), long];
+    const plan = planParts(files, { maxDiffTokens: 1000, maxParts: 8 });
+    for (const part of plan.parts) expect(part.tokens).toBeLessThanOrEqual(1000);
+    const shown = shownLines(plan.parts.map((p) => p.files));
+    expect(shown.has('src/data.ts#0:1')).toBe(false);
+    expect(shown.get('src/data.ts#0:0')).toBe(1);
+    expect(plan.notReviewed).toEqual(['src/data.ts']);
+    expect(plan.notReviewedReasons).toEqual({
+      'src/data.ts': 'a diff line larger than review.max_diff_tokens',
+    });
+  });
+
+  it('lists a file the platform gave no diff for (too large) as not reviewed, not as reviewed', () => {
+    const [big] = toFileDiffs([{ path: 'src/huge.ts', status: 'modified', additions: 90_000, deletions: 0 }]);
+    expect(big!.tooLarge).toBe(true);
+    const plan = planParts([fileDiff('src/a.ts', 1, 5), big!], { maxDiffTokens: 60_000, maxParts: 8 });
+    expect(plan.reviewedFiles).toBe(1);
+    expect(plan.notReviewed).toEqual(['src/huge.ts']);
+    expect(plan.notReviewedReasons).toEqual({ 'src/huge.ts': 'no diff from the platform' });
+    expect(plan.parts.flatMap((p) => p.files.map((f) => f.path))).toEqual(['src/a.ts']);
+  });
+
+  it('puts the sources of every directory before any test, doc or config when something is left out', () => {
+    // Directory a/ sorts first and holds a source with large tests beside it; z/ holds a source too.
+    const files = [
+      fileDiff('a/x.ts', 1, 20),
+      fileDiff('a/x.test.ts', 1, 60),
+      fileDiff('a/y.test.ts', 1, 60),
+      fileDiff('z/w.ts', 1, 60),
+    ];
+    const plan = planParts(files, { maxDiffTokens: 3000, maxParts: 1 });
+    const shown = plan.parts.flatMap((p) => p.files.map((f) => f.path));
+    expect(shown).toEqual(expect.arrayContaining(['a/x.ts', 'z/w.ts']));
+    expect(plan.notReviewed).not.toContain('z/w.ts');
+    expect(plan.notReviewed.length).toBeGreaterThan(0);
+  });
 });

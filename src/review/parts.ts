@@ -33,9 +33,21 @@ export interface PartPlan {
   parts: DiffPart[];
   /** Paths of files with at least one hunk in no part, in diff order. */
   notReviewed: string[];
+  /** Why each of `notReviewed` is (see `NOT_REVIEWED`). */
+  notReviewedReasons: Record<string, string>;
   /** Number of kept files shown in full. */
   reviewedFiles: number;
 }
+
+/** Why a file is listed as not reviewed (the receipt's `notReviewedReasons`). */
+export const NOT_REVIEWED = {
+  /** No room left in `review.max_parts` parts of `review.max_diff_tokens`. */
+  budget: 'over the budget (review.max_parts × review.max_diff_tokens)',
+  /** A single diff line (with its annotation) larger than a whole part: never sent. */
+  lineTooLong: 'a diff line larger than review.max_diff_tokens',
+  /** The platform gave no patch for it (`FileDiff.tooLarge`, e.g. GitHub above its size limit). */
+  noDiff: 'no diff from the platform',
+} as const;
 
 /** Limits of `planParts`. */
 export interface PartLimits {
@@ -130,12 +142,85 @@ function splitHunk(
   return pieces;
 }
 
+interface Packing {
+  parts: Unit[][];
+  used: number[];
+  placedLines: Map<number, number>;
+  tooLong: Set<number>;
+}
+
+/** Places `groups` in order: each whole into the first part with room, else file by file, else hunk by hunk. */
+function pack(groups: FileEntry[][], budgetChars: number, maxParts: number): Packing {
+  const parts: Unit[][] = [];
+  const used: number[] = [];
+  const placedLines = new Map<number, number>();
+  const tooLong = new Set<number>();
+  const fitting = (chars: number): number => {
+    if (chars > budgetChars) return -1; // never a part over the budget
+    const i = used.findIndex((u) => u + chars <= budgetChars);
+    if (i !== -1) return i;
+    if (parts.length >= maxParts) return -1;
+    parts.push([]);
+    used.push(0);
+    return parts.length - 1;
+  };
+  const put = (part: number, unit: Unit): void => {
+    parts[part]!.push(unit);
+    used[part]! += unit.chars;
+    const lines = unit.hunks.reduce((sum, h) => sum + h.lines.length, 0);
+    placedLines.set(unit.fileIndex, (placedLines.get(unit.fileIndex) ?? 0) + lines);
+  };
+  const wholeUnit = (e: FileEntry): Unit => ({ fileIndex: e.index, hunks: e.file.hunks, chars: e.chars });
+
+  for (const group of groups) {
+    const members = [...group].sort((a, b) => a.kind - b.kind || a.index - b.index);
+    const groupChars = members.reduce((sum, m) => sum + m.chars, 0);
+    const whole = groupChars <= budgetChars ? fitting(groupChars) : -1;
+    if (whole !== -1) {
+      for (const m of members) put(whole, wholeUnit(m));
+      continue;
+    }
+    for (const m of members) {
+      const part = m.chars <= budgetChars ? fitting(m.chars) : -1;
+      if (part !== -1) {
+        put(part, wholeUnit(m));
+        continue;
+      }
+      if (m.chars <= budgetChars) continue; // no room left anywhere: not reviewed
+      // Larger than a part: hunk by hunk, the first piece carrying the file header.
+      let header = m.headerChars;
+      for (const [h, hunk] of m.file.hunks.entries()) {
+        const chars = m.hunkChars[h]!;
+        const pieces =
+          chars + header <= budgetChars
+            ? [{ hunk, chars }]
+            : splitHunk(hunk, lineSizes(hunk, m.width), budgetChars - header);
+        for (const piece of pieces) {
+          const part = fitting(piece.chars + header);
+          if (part === -1) {
+            if (piece.chars + header > budgetChars) tooLong.add(m.index);
+            continue;
+          }
+          put(part, { fileIndex: m.index, hunks: [piece.hunk], chars: piece.chars + header });
+          header = 0;
+        }
+      }
+    }
+  }
+  return { parts, used, placedLines, tooLong };
+}
+
 /**
  * Packs `files` (triage's kept files, diff order) into parts. Groups related files (a directory's
  * files plus tests elsewhere whose stem names one of them), orders groups source first, then
- * places each group whole into the first part with room, opening parts up to `maxParts`; a group
+ * places each group whole into the first part with room, opening parts up to `maxParts`. When that
+ * leaves something out, it packs again with the sources of every group first and the tests, docs
+ * and config after them (in that order), so what is left out is never a source while a test is
+ * shown. A group
  * that fits nowhere is placed file by file, and a file larger than a part hunk by hunk (a single
- * hunk larger than a part is cut into consecutive pieces, still each line once).
+ * hunk larger than a part is cut into consecutive pieces, still each line once). No part is ever
+ * over the budget: a piece that cannot fit one (a single line longer than a part) is not sent, and
+ * its file is listed as not reviewed with that reason.
  */
 export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
   const budgetChars = Math.max(
@@ -162,6 +247,7 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
     if (e.kind === SOURCE) sourceDirByStem.set(stemOf(e.file.path), dirOf(e.file.path));
   const groups = new Map<string, FileEntry[]>();
   for (const e of entries) {
+    if (e.file.tooLarge) continue; // nothing to show: listed as not reviewed below
     const key =
       (e.kind === TEST ? sourceDirByStem.get(stemOf(e.file.path)) : undefined) ?? dirOf(e.file.path);
     const group = groups.get(key) ?? [];
@@ -172,65 +258,45 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
     .map(([key, members]) => ({ key, members, kind: Math.min(...members.map((m) => m.kind)) }))
     .sort((a, b) => a.kind - b.kind || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
-  const parts: Unit[][] = [];
-  const used: number[] = [];
-  const placedLines = new Map<number, number>();
-  const fitting = (chars: number): number => {
-    const i = used.findIndex((u) => u + chars <= budgetChars);
-    if (i !== -1) return i;
-    if (parts.length >= limits.maxParts) return -1;
-    parts.push([]);
-    used.push(0);
-    return parts.length - 1;
-  };
-  const put = (part: number, unit: Unit): void => {
-    parts[part]!.push(unit);
-    used[part]! += unit.chars;
-    const lines = unit.hunks.reduce((sum, h) => sum + h.lines.length, 0);
-    placedLines.set(unit.fileIndex, (placedLines.get(unit.fileIndex) ?? 0) + lines);
-  };
-  const wholeUnit = (e: FileEntry): Unit => ({ fileIndex: e.index, hunks: e.file.hunks, chars: e.chars });
-
-  for (const group of ordered) {
-    const members = [...group.members].sort((a, b) => a.kind - b.kind || a.index - b.index);
-    const groupChars = members.reduce((sum, m) => sum + m.chars, 0);
-    const whole = groupChars <= budgetChars ? fitting(groupChars) : -1;
-    if (whole !== -1) {
-      for (const m of members) put(whole, wholeUnit(m));
-      continue;
-    }
-    for (const m of members) {
-      const part = m.chars <= budgetChars ? fitting(m.chars) : -1;
-      if (part !== -1) {
-        put(part, wholeUnit(m));
-        continue;
-      }
-      if (m.chars <= budgetChars) continue; // no room left anywhere: not reviewed
-      // Larger than a part: hunk by hunk, the first piece carrying the file header.
-      let header = m.headerChars;
-      for (const [h, hunk] of m.file.hunks.entries()) {
-        const chars = m.hunkChars[h]!;
-        const pieces =
-          chars + header <= budgetChars
-            ? [{ hunk, chars }]
-            : splitHunk(hunk, lineSizes(hunk, m.width), budgetChars - header);
-        for (const piece of pieces) {
-          const part = fitting(piece.chars + header);
-          if (part === -1) continue;
-          put(part, { fileIndex: m.index, hunks: [piece.hunk], chars: piece.chars + header });
-          header = 0;
-        }
-      }
-    }
+  const fullyPlaced = (p: Packing): boolean =>
+    entries.every(
+      (e) =>
+        e.file.tooLarge ||
+        (p.placedLines.get(e.index) ?? -1) >= e.file.hunks.reduce((n, h) => n + h.lines.length, 0),
+    );
+  let packing = pack(
+    ordered.map((g) => g.members),
+    budgetChars,
+    limits.maxParts,
+  );
+  if (!fullyPlaced(packing)) {
+    // Something must be left out: the sources of every directory first, then tests, docs, config.
+    const sources = ordered
+      .map((g) => g.members.filter((m) => m.kind === SOURCE))
+      .filter((g) => g.length > 0);
+    const others = ordered
+      .map((g) => g.members.filter((m) => m.kind !== SOURCE))
+      .filter((g) => g.length > 0)
+      .sort((x, y) => Math.min(...x.map((m) => m.kind)) - Math.min(...y.map((m) => m.kind)));
+    packing = pack([...sources, ...others], budgetChars, limits.maxParts);
   }
+  const { parts, used, placedLines, tooLong } = packing;
 
   const notReviewed: string[] = [];
+  const notReviewedReasons: Record<string, string> = {};
   let reviewedFiles = 0;
   for (const e of entries) {
     const placed = placedLines.get(e.index);
     const total = e.file.hunks.reduce((sum, h) => sum + h.lines.length, 0);
-    if (placed !== undefined && placed >= total) reviewedFiles++;
-    else notReviewed.push(e.file.path);
+    if (!e.file.tooLarge && placed !== undefined && placed >= total) reviewedFiles++;
+    else {
+      notReviewed.push(e.file.path);
+      notReviewedReasons[e.file.path] = e.file.tooLarge
+        ? NOT_REVIEWED.noDiff
+        : tooLong.has(e.index)
+          ? NOT_REVIEWED.lineTooLong
+          : NOT_REVIEWED.budget;
+    }
   }
   return {
     parts: parts.map((units, i) => ({
@@ -238,6 +304,7 @@ export function planParts(files: FileDiff[], limits: PartLimits): PartPlan {
       tokens: estimateTokens(used[i]! + ANNOTATION_LEGEND.length),
     })),
     notReviewed,
+    notReviewedReasons,
     reviewedFiles,
   };
 }

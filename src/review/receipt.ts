@@ -22,6 +22,8 @@ export interface ReceiptInput {
   reviewedFiles: number;
   skipped: SkippedFile[];
   notReviewed: string[];
+  /** Path → why it was not reviewed, for each of `notReviewed`. */
+  notReviewedReasons?: Record<string, string>;
   capped: boolean;
 }
 
@@ -36,6 +38,9 @@ export function buildReceipt(input: ReceiptInput): ReviewReceipt {
     costUsd: input.costUsd === null ? null : Math.round(input.costUsd * 1e6) / 1e6,
     durationMs: input.durationMs,
     files: { reviewed: input.reviewedFiles, skipped: input.skipped, notReviewed: input.notReviewed },
+    ...(input.notReviewed.length > 0 && input.notReviewedReasons
+      ? { notReviewedReasons: { ...input.notReviewedReasons } }
+      : {}),
     ...(input.capped ? { capped: true } : {}),
   };
 }
@@ -72,6 +77,14 @@ export function cappedNotice(maxCostUsd: number): string {
   );
 }
 
+/** The notice put before the summary when some parts' agent runs failed (the others were posted). */
+export function failedPartsNotice(failed: number, parts: number): string {
+  return (
+    `**${failed} of ${parts} parts could not be reviewed** (their agent run failed): their files are ` +
+    'listed as not reviewed in the receipt below; this review holds what the other parts found.'
+  );
+}
+
 /**
  * The receipt as a collapsed `<details>` block for the end of a review body: the facts on one
  * line each, then the skipped files with their reasons and the files not reviewed (up to 50 named
@@ -96,8 +109,13 @@ export function renderReceipt(receipt: ReviewReceipt): string {
     lines.push(...listed(files.skipped.map((s) => `${codeSpan(s.path)} (${s.reason})`)));
   }
   if (files.notReviewed.length > 0) {
-    lines.push('', 'Not reviewed (over `review.max_parts` parts or stopped by the cost cap):', '');
-    lines.push(...listed(files.notReviewed.map((path) => codeSpan(path))));
+    const why = receipt.notReviewedReasons ?? {};
+    lines.push('', 'Not reviewed:', '');
+    lines.push(
+      ...listed(
+        files.notReviewed.map((path) => (why[path] ? `${codeSpan(path)} (${why[path]})` : codeSpan(path))),
+      ),
+    );
   }
   lines.push('', '</details>');
   return lines.join('\n');

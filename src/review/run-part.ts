@@ -1,7 +1,8 @@
 /**
  * One part of a review (CONTRACT §15): one agent run over one part's annotated diff, re-asked at
  * most twice when its output cannot be parsed (CONTRACT §7). Usage goes to the review's meter as
- * it happens; a run stopped by the review's cost cap ends the part cleanly with what it has.
+ * it happens; every model call is admitted by the meter before it is sent (the hard cost cap); a
+ * run stopped by the cap ends the part cleanly with what it has.
  */
 import type {
   AgentEvent,
@@ -10,6 +11,7 @@ import type {
   AgentRunner,
   ConversationMessage,
 } from '../agent/types.js';
+import { MAX_OUTPUT_TOKENS } from '../agent/call-limits.js';
 import { AgentError } from '../errors.js';
 import { parseReviewOutput, type ParseOutcome } from './parse-output.js';
 import { buildReaskPrompt } from './prompt.js';
@@ -57,11 +59,14 @@ export interface PartResult {
   toolCalls: number;
   /** True when the cost cap stopped this part. */
   stopped: boolean;
+  /** The error that ended this part's run (its files are then not reviewed); the review goes on. */
+  error?: unknown;
 }
 
 /**
- * Runs one part: the review prompt, then re-asks while the output does not parse.
- * @throws AgentError (or any runner error) unless the review's cost cap aborted the run.
+ * Runs one part: the review prompt, then re-asks while the output does not parse. A run that fails
+ * ends the part with `error` set (the other parts go on).
+ * @throws AgentError when the review was cancelled from outside (its signal aborted, not by the cap).
  */
 export async function runReviewPart(ctx: PartRunContext, input: PartInput): Promise<PartResult> {
   const result: PartResult = { runs: 0, turns: 0, toolCalls: 0, stopped: false };
@@ -72,10 +77,20 @@ export async function runReviewPart(ctx: PartRunContext, input: PartInput): Prom
       return false;
     }
     const runId = ctx.nextRunId();
+    // The cost cap, before the run's first call (runners that cannot be asked per call are asked here only).
+    const firstCall = {
+      promptChars:
+        ctx.base.systemPrompt.length + prompt.length + history.reduce((n, m) => n + m.content.length, 0),
+      maxOutputTokens: MAX_OUTPUT_TOKENS,
+    };
+    if (!ctx.meter.admit(runId, firstCall)) {
+      result.stopped = true;
+      return false;
+    }
     result.runs++;
     let turns = 0;
     const onEvent = (event: AgentEvent): void => {
-      if (event.type === 'usage') ctx.meter.update(runId, event.usage);
+      if (event.type === 'usage') ctx.meter.update(runId, event.usage, event.aggregate === true);
       else if (event.type === 'tool_call') result.toolCalls++;
       else if (event.type === 'turn') turns = event.turn;
       ctx.onEvent(event);
@@ -88,6 +103,7 @@ export async function runReviewPart(ctx: PartRunContext, input: PartInput): Prom
         ...(resume ? { resumeSessionId: resume } : {}),
         onEvent,
         signal: ctx.signal,
+        beforeModelCall: (call) => ctx.meter.admit(runId, call),
       });
       ctx.meter.finish(runId, run);
       result.turns += run.turns;
@@ -96,11 +112,15 @@ export async function runReviewPart(ctx: PartRunContext, input: PartInput): Prom
       return true;
     } catch (error) {
       result.turns += turns;
+      ctx.meter.abandon(runId, ctx.signal.aborted);
       if (ctx.cappedNow()) {
         result.stopped = true;
         return false;
       }
-      throw error;
+      // Cancelled from outside: the whole review stops. Any other failure ends this part only.
+      if (ctx.signal.aborted) throw error;
+      result.error = error;
+      return false;
     }
   };
 

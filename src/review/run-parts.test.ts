@@ -4,8 +4,9 @@ import type { PullRequestInfo } from '../platforms/types.js';
 import { toFileDiffs } from './diff.js';
 import { createPartSession } from './part-session.js';
 import { DEFAULT_LIMITS } from './limits.js';
-import { planParts } from './parts.js';
-import { runParts } from './run-parts.js';
+import { estimateTokens, planParts } from './parts.js';
+import { partLimitsFor, runParts } from './run-parts.js';
+import { AgentError } from '../errors.js';
 
 const pr: PullRequestInfo = {
   repoFullName: 'acme/widgets',
@@ -86,5 +87,91 @@ describe('runParts', () => {
     expect(outcome.comments).toHaveLength(2 * plan.parts.length);
     expect(outcome.summary.split('\n\n')).toHaveLength(plan.parts.length);
     expect(session.meter.tokens().input).toBe(1000 * plan.parts.length);
+  });
+
+  it('keeps the other parts when one fails, and throws only when every part fails', async () => {
+    const files = toFileDiffs(
+      Array.from({ length: 3 }, (_, i) => ({
+        path: `dir${i}/file${i}.ts`,
+        status: 'added' as const,
+        additions: 300,
+        deletions: 0,
+        patch: `@@ -0,0 +1,300 @@\n${Array.from({ length: 300 }, (_, j) => `+const line${j} = ${'x'.repeat(40)};`).join('\n')}`,
+      })),
+    );
+    const plan = planParts(files, { maxDiffTokens: 6000, maxParts: 20 });
+    expect(plan.parts.length).toBeGreaterThanOrEqual(3);
+    const stats = { inFlight: 0, max: 0, prompts: [] as string[] };
+    const ok = stubRunner(stats);
+    const failing = (which: (prompt: string) => boolean): AgentRunner => ({
+      async run(options) {
+        if (which(options.prompt)) throw new AgentError('the provider answered 500');
+        return ok.run(options);
+      },
+    });
+    const go = (runner: AgentRunner) => {
+      const session = createPartSession({
+        runner,
+        base: { workspaceDir: '/tmp', systemPrompt: 's', tools: [], maxTurns: 3 },
+        limits: { ...DEFAULT_LIMITS, maxParallelRuns: 1 },
+        onEvent: () => {},
+        onPhase: () => {},
+      });
+      return runParts({
+        context: session.context,
+        parts: plan.parts,
+        pr,
+        existingComments: [],
+        userPrompt: '',
+        history: [],
+        maxParallelRuns: 1,
+      });
+    };
+    const outcome = await go(failing((prompt) => prompt.includes('This is part 2 of')));
+    expect(outcome.results.map((r) => r?.parsed?.ok ?? 'failed')).toEqual(
+      plan.parts.map((_, i) => (i === 1 ? 'failed' : true)),
+    );
+    expect(outcome.results[1]!.error).toBeInstanceOf(AgentError);
+    expect(outcome.summary.split('\n\n')).toHaveLength(plan.parts.length - 1);
+    await expect(go(failing(() => true))).rejects.toThrow('the provider answered 500');
+  });
+
+  it('sizes parts so that the whole prompt, not only the diff, stays within review.max_diff_tokens', async () => {
+    const files = toFileDiffs(
+      Array.from({ length: 10 }, (_, i) => ({
+        path: `dir${i}/file${i}.ts`,
+        status: 'added' as const,
+        additions: 300,
+        deletions: 0,
+        patch: `@@ -0,0 +1,300 @@\n${Array.from({ length: 300 }, (_, j) => `+const line${j} = ${'x'.repeat(40)};`).join('\n')}`,
+      })),
+    );
+    const bigPr = { ...pr, body: 'A long description. '.repeat(400) };
+    const systemPrompt = 'You review code. '.repeat(100);
+    const limits = { maxDiffTokens: 8000, maxParts: 20 };
+    const plan = planParts(
+      files,
+      partLimitsFor(limits, { systemPrompt, pr: bigPr, existingComments: [], userPrompt: '', history: [] }),
+    );
+    const stats = { inFlight: 0, max: 0, prompts: [] as string[] };
+    const session = createPartSession({
+      runner: stubRunner(stats),
+      base: { workspaceDir: '/tmp', systemPrompt, tools: [], maxTurns: 3 },
+      limits: DEFAULT_LIMITS,
+      onEvent: () => {},
+      onPhase: () => {},
+    });
+    await runParts({
+      context: session.context,
+      parts: plan.parts,
+      pr: bigPr,
+      existingComments: [],
+      userPrompt: '',
+      history: [],
+      maxParallelRuns: 2,
+    });
+    const largest = Math.max(...stats.prompts.map((p) => estimateTokens(systemPrompt.length + p.length)));
+    expect(largest + 1_500).toBeLessThanOrEqual(limits.maxDiffTokens);
+    expect(largest).toBeGreaterThan(limits.maxDiffTokens / 2);
   });
 });

@@ -7,7 +7,7 @@ import { withoutHarnessText } from '../agent/tools/submitted-review.js';
 import type { ConversationMessage } from '../agent/types.js';
 import type { ExistingComment, PullRequestInfo } from '../platforms/types.js';
 import { annotateDiff } from './annotate.js';
-import type { DiffPart } from './parts.js';
+import { estimateTokens, type DiffPart, type PartLimits } from './parts.js';
 import { buildReviewPrompt } from './prompt.js';
 import { runReviewPart, type PartResult, type PartRunContext } from './run-part.js';
 import type { ProposedComment } from './types.js';
@@ -60,13 +60,15 @@ async function pool<T>(count: number, limit: number, task: (i: number) => Promis
 
 /**
  * Runs every part and merges the results. A single part keeps the conversation (`history`,
- * `resumeSessionId`); several parts each start from `history`, and only the first resumes.
- * @throws the first part's error other than a stop by the cost cap.
+ * `resumeSessionId`); several parts each start from `history`, and only the first resumes. A part
+ * whose run fails is recorded (`PartResult.error`; its files are then listed as not reviewed) and
+ * the others go on; only a cancellation from outside stops them all.
+ * @throws the first part's error when every part that ran failed, or when the review was cancelled.
  */
 export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
   const count = input.parts.length;
   const results = await pool<PartResult | undefined>(count, input.maxParallelRuns, async (i) => {
-    if (input.context.signal.aborted && input.context.cappedNow()) return undefined;
+    if (input.context.cappedNow()) return undefined;
     const part = input.parts[i]!;
     const prompt =
       buildReviewPrompt({
@@ -83,6 +85,11 @@ export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
       label: count > 1 ? `part ${i + 1}/${count}` : '',
     });
   });
+
+  // A part failed when its run errored before any output (a failed re-ask keeps the first output).
+  const ran = results.filter((r): r is PartResult => r !== undefined && r.runs > 0);
+  const failed = ran.filter((r) => r.error !== undefined && r.parsed === undefined);
+  if (ran.length > 0 && failed.length === ran.length) throw failed[0]!.error;
 
   const summaries: string[] = [];
   const comments: ProposedComment[] = [];
@@ -102,4 +109,41 @@ export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
     }
   }
   return { results, summary: summaries.join('\n\n'), comments, unparsed };
+}
+
+/**
+ * Tokens allowed for the definitions of the REVIEWER tools (Read, Glob, Grep, submit_review: about
+ * 3,100 characters of names, descriptions and JSON schemas) and the provider's tool-use preamble.
+ */
+const TOOL_DEFINITIONS_TOKENS = 1_500;
+
+/** What every part's prompt carries besides its diff. */
+export interface PromptFrame {
+  systemPrompt: string;
+  pr: PullRequestInfo;
+  existingComments: ExistingComment[];
+  userPrompt: string;
+  history: ConversationMessage[];
+}
+
+/**
+ * The part limits under which a whole prompt (system prompt, tool definitions, earlier messages,
+ * the pull request's text and comments, and the part's diff) stays within `review.max_diff_tokens`:
+ * the diff budget is that minus the rest, estimated as the budget estimates (`estimateTokens`).
+ * Never below a quarter of the budget (a frame that large is sent over budget rather than split
+ * into slivers).
+ */
+export function partLimitsFor(limits: PartLimits, frame: PromptFrame): PartLimits {
+  const prompt = buildReviewPrompt({
+    pr: frame.pr,
+    annotatedDiff: '',
+    existingComments: frame.existingComments,
+    userPrompt: frame.userPrompt,
+    part: { index: 1, count: 2 },
+  });
+  const historyChars = frame.history.reduce((n, m) => n + m.content.length, 0);
+  const frameTokens =
+    estimateTokens(frame.systemPrompt.length + prompt.length + historyChars) + TOOL_DEFINITIONS_TOKENS;
+  const maxDiffTokens = Math.max(Math.floor(limits.maxDiffTokens / 4), limits.maxDiffTokens - frameTokens);
+  return { ...limits, maxDiffTokens };
 }

@@ -8,8 +8,9 @@ import picomatch from 'picomatch';
 import type { FileDiff } from './diff.js';
 import {
   hasGeneratedHeader,
+  hasMinifiedContent,
+  hasMinifiedName,
   isLockFile,
-  isMinified,
   loadLinguistRules,
   parseGitattributes,
   type LinguistRules,
@@ -20,17 +21,6 @@ import type { SkippedFile } from './types.js';
 /** Why a file was skipped; the receipt's `reason` and the `/metrics` label. */
 export type SkipReason =
   'review.ignore' | 'no diff' | 'binary' | 'lock file' | 'minified' | 'generated' | 'vendored';
-
-/** Every skip reason, in the order triage checks them. */
-export const SKIP_REASONS: readonly SkipReason[] = [
-  'review.ignore',
-  'no diff',
-  'binary',
-  'lock file',
-  'minified',
-  'generated',
-  'vendored',
-];
 
 /** Input of `triageFiles`. */
 export interface TriageInput {
@@ -55,17 +45,17 @@ export interface TriageResult {
   skipped: Array<SkippedFile & { reason: SkipReason }>;
 }
 
-function addedLines(file: FileDiff): string[] {
+/**
+ * The whole content of a file the pull request ADDS (status `added`: every line is an added line),
+ * else `undefined`. Content rules (minified, generator banners) apply only to such files: for an
+ * existing file the diff shows only what the pull request chose to change, so a long edited line or
+ * a banner added at its top must not decide that the change goes unreviewed.
+ */
+function newFileLines(file: FileDiff): string[] | undefined {
+  if (file.status !== 'added') return undefined;
   const out: string[] = [];
-  for (const hunk of file.hunks) for (const line of hunk.lines) if (line.kind === 'add') out.push(line.text);
+  for (const hunk of file.hunks) for (const line of hunk.lines) if (line.kind !== 'del') out.push(line.text);
   return out;
-}
-
-/** The file's first lines as the diff shows them (a hunk starting at new line 1), else `[]`. */
-function topLines(file: FileDiff): string[] {
-  const first = file.hunks[0];
-  if (first === undefined || first.newStart > 1) return [];
-  return first.lines.filter((l) => l.kind !== 'del').map((l) => l.text);
 }
 
 function reasonOf(
@@ -81,9 +71,12 @@ function reasonOf(
   if (attrs.generated === true) return 'generated';
   if (attrs.vendored === true) return 'vendored';
   if (attrs.generated !== false && isLockFile(path)) return 'lock file';
-  if (attrs.generated !== false && isMinified(path, addedLines(file))) return 'minified';
+  const content = newFileLines(file);
   if (attrs.generated !== false) {
-    if (rules.generated.some((r) => r.test(path)) || hasGeneratedHeader(topLines(file))) return 'generated';
+    if (hasMinifiedName(path) || (content !== undefined && hasMinifiedContent(path, content)))
+      return 'minified';
+    if (rules.generated.some((r) => r.test(path))) return 'generated';
+    if (content !== undefined && hasGeneratedHeader(content)) return 'generated';
   }
   if (attrs.vendored !== false && rules.vendored.some((r) => r.test(path))) return 'vendored';
   return undefined;
@@ -92,8 +85,9 @@ function reasonOf(
 /**
  * Splits `files` into those the model sees and those it does not. Precedence: `review.ignore`,
  * `.gitattributes` `-diff`, binary, `.gitattributes` `linguist-generated`/`linguist-vendored`,
- * lock file, minified, Linguist's generated rules (path patterns and generated-code headers in the
- * file's first lines), Linguist's vendored paths. `linguist-generated=false` /
+ * lock file, minified (by name; by average line length for new files only), Linguist's generated
+ * rules (path patterns; generator banners in the first lines of new files only), Linguist's vendored
+ * paths. All of Linguist's rules are case-sensitive, as Linguist applies them. `linguist-generated=false` /
  * `linguist-vendored=false` in `.gitattributes` keep a file Linguist would skip.
  * @throws Error when Linguist's data cannot be loaded (package missing).
  */

@@ -88,6 +88,8 @@ export interface ReviewReceipt {
   costUsd: number | null;
   durationMs: number;
   files: { reviewed: number; skipped: SkippedFile[]; notReviewed: string[] };
+  /** Why each file of `files.notReviewed` was not reviewed (path → reason); absent when none. */
+  notReviewedReasons?: Record<string, string>;
   /** True when `review.max_cost_usd` stopped the runs. */
   capped?: boolean;
 }

@@ -1,11 +1,16 @@
 /**
  * Token usage and cost of one review's agent runs, as they happen (CONTRACT §15): each run's
- * cumulative usage events become per-call deltas, priced per call; when `review.max_cost_usd` is
- * set and the spend plus the next call's likely cost would pass it, the meter fires `onCap` once
- * (the review aborts its runs, keeps what they found and says so).
+ * cumulative usage events become per-call deltas, priced per call. `review.max_cost_usd` is a hard
+ * cap: before a model call is sent, `admit` prices it at its worst (every prompt token at the input
+ * or cache-write rate, whichever is higher, plus `maxOutputTokens` at the output rate) and refuses
+ * it when what was spent, what calls in flight may still cost and this call together would pass the
+ * cap. A refusal marks the review capped (no new call, no new part); a spend that passes the cap
+ * anyway (a runner that cannot be asked before each call) fires `onCap`, which aborts the runs.
+ * A call aborted in flight is counted at its estimate (its real usage never arrives).
  */
 import { costOfCall, usageByKind, type ModelRates, type UsageByKind } from '../agent/pricing.js';
-import type { AgentRunResult } from '../agent/types.js';
+import type { AgentRunResult, ModelCallEstimate } from '../agent/types.js';
+import { estimateTokens } from './parts.js';
 import type { TokenUsage } from './types.js';
 
 /** Options of `createUsageMeter`. */
@@ -17,31 +22,52 @@ export interface UsageMeterOptions {
   rates: ModelRates | null;
   /** `review.max_cost_usd`; unset = no cap. */
   maxCostUsd?: number | undefined;
-  /** Called once, when the cap is reached. */
+  /** Called once, when the spend passed the cap (the review then aborts its runs). */
   onCap?: () => void;
 }
 
 /** The meter of one review. */
 export interface UsageMeter {
-  /** A run's cumulative usage so far (the runner's `usage` events). */
-  update(runId: number, cumulative: TokenUsage): void;
+  /**
+   * Asks to send one model call of run `runId`: true = send it (its worst-case cost is reserved
+   * until its usage arrives); false = do not send it (the review is capped from then on).
+   * Always true without a cap or without a price (see `capUnenforceable`).
+   */
+  admit(runId: number, call: ModelCallEstimate): boolean;
+  /**
+   * A run's cumulative usage so far (the runner's `usage` events). `aggregate`: a total over many
+   * calls (Claude Code): priced at base rates, no context tiers, and replaced by the runner's
+   * reported cost when it finishes.
+   */
+  update(runId: number, cumulative: TokenUsage, aggregate?: boolean): void;
   /** A run finished: its result's usage (and cost, when the runner reports one) replace the estimate. */
   finish(runId: number, result: AgentRunResult): void;
+  /**
+   * A run ended without a result (error or abort): a call still in flight is counted at its
+   * reserved estimate when `aborted` (the provider may bill it), else released.
+   */
+  abandon(runId: number, aborted: boolean): void;
   /** Tokens of every run by kind. */
   tokens(): UsageByKind;
   /** Totals as `TokenUsage` (input includes cache reads and writes). */
   usage(): TokenUsage;
   /** USD, or null when the price is unknown. */
   costUsd(): number | null;
-  /** True once the cap fired. */
+  /** True once the cap stopped a call (or the spend passed it). */
   readonly capped: boolean;
+  /** Warnings for the result: the cap is set but cannot be enforced (unknown price). */
+  readonly warnings: string[];
 }
 
 interface RunState {
   usage: UsageByKind;
   cost: number;
+  /** Worst-case USD of this run's call in flight (admitted, usage not yet reported). */
+  reserved: number;
   /** Cost the runner reported itself (Claude Code), if any. */
   reported?: number;
+  /** Usage came as one total over many calls: the reported cost is preferred. */
+  aggregate?: boolean;
 }
 
 const zero = (): UsageByKind => ({ input: 0, cacheWrite: 0, cacheRead: 0, output: 0 });
@@ -62,50 +88,83 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
   const stateOf = (runId: number): RunState => {
     let state = runs.get(runId);
     if (!state) {
-      state = { usage: zero(), cost: 0 };
+      state = { usage: zero(), cost: 0, reserved: 0 };
       runs.set(runId, state);
     }
     return state;
   };
+  /** A run's cost: its reported cost for aggregate usage, else priced per call, else reported. */
+  const costOf = (run: RunState): number | undefined =>
+    run.aggregate && run.reported !== undefined ? run.reported : options.rates ? run.cost : run.reported;
   const spent = (): number => {
     let total = 0;
-    for (const run of runs.values()) total += options.rates ? run.cost : (run.reported ?? 0);
+    for (const run of runs.values()) total += costOf(run) ?? 0;
     return total;
   };
-  const check = (projected: number): void => {
+  const reserved = (): number => {
+    let total = 0;
+    for (const run of runs.values()) total += run.reserved;
+    return total;
+  };
+  // Passed the cap on actual spend (a call larger than its estimate, or a runner not asked per call).
+  let overspent = false;
+  // One call's tokens priced per call (tiers by its input); a total over many calls at base rates.
+  const price = (usage: UsageByKind, run: RunState): number =>
+    costOfCall(usage, run.aggregate ? baseRates(options.rates!) : options.rates!);
+  const check = (): void => {
     const cap = options.maxCostUsd;
-    if (capped || cap === undefined) return;
-    if (spent() + projected > cap) {
-      capped = true;
-      options.onCap?.();
-    }
+    if (cap === undefined || overspent || spent() <= cap) return;
+    capped = true;
+    overspent = true;
+    options.onCap?.();
   };
 
   return {
-    update(runId, cumulative) {
+    admit(runId, call) {
+      const cap = options.maxCostUsd;
+      if (cap === undefined) return true;
+      if (!options.rates) return !capped;
+      const state = stateOf(runId);
+      // A run has one call in flight at most: while its admitted call has reported no usage, a new
+      // ask is that same call, priced again more precisely (the runner's ask after the part's).
+      if (capped && state.reserved === 0) return false;
+      state.reserved = 0;
+      const estimate = worstCaseCost(call, options.rates);
+      if (spent() + reserved() + estimate > cap) {
+        capped = true;
+        return false;
+      }
+      state.reserved = estimate;
+      return true;
+    },
+    update(runId, cumulative, aggregate = false) {
       const state = stateOf(runId);
       const next = usageByKind(cumulative);
       const call = minus(next, state.usage);
       state.usage = next;
-      if (options.rates) {
-        state.cost += costOfCall(call, options.rates);
-      }
-      // The next call of this run resends everything this one read: project its cost.
-      const projected = options.rates
-        ? costOfCall({ ...zero(), cacheRead: call.input + call.cacheWrite + call.cacheRead }, options.rates)
-        : 0;
-      check(projected);
+      state.reserved = 0;
+      if (aggregate) state.aggregate = true;
+      if (options.rates) state.cost += price(call, state);
+      check();
     },
     finish(runId, result) {
       const state = stateOf(runId);
       const final = usageByKind(result.usage);
       const rest = minus(final, state.usage);
+      if (result.usageAggregate) state.aggregate = true;
       if (options.rates && rest.input + rest.cacheWrite + rest.cacheRead + rest.output > 0) {
-        state.cost += costOfCall(rest, options.rates);
+        state.cost += price(rest, state);
       }
       state.usage = final;
+      state.reserved = 0;
       if (result.costUsd !== undefined) state.reported = result.costUsd;
-      check(0);
+      check();
+    },
+    abandon(runId, aborted) {
+      const state = runs.get(runId);
+      if (!state) return;
+      if (aborted) state.cost += state.reserved;
+      state.reserved = 0;
     },
     tokens() {
       const total = zero();
@@ -130,14 +189,51 @@ export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
       if (runs.size === 0) return options.rates ? 0 : null;
       let total = 0;
       for (const run of runs.values()) {
-        if (options.rates) total += run.cost;
-        else if (run.reported !== undefined) total += run.reported;
-        else return null;
+        const cost = costOf(run);
+        if (cost === undefined) return null;
+        total += cost;
       }
       return total;
     },
     get capped() {
       return capped;
     },
+    warnings: [capUnenforceable(options.maxCostUsd, options.rates)].filter((w) => w !== undefined),
+  };
+}
+
+/**
+ * The most one model call can cost: every prompt token at the input or cache-write rate (whichever
+ * is higher: a call may write its whole prompt to the cache) plus `maxOutputTokens` at the output
+ * rate, tiers by the prompt's size.
+ */
+export function worstCaseCost(call: ModelCallEstimate, rates: ModelRates): number {
+  const prompt = estimateTokens(call.promptChars);
+  const asInput = costOfCall({ ...zero(), input: prompt, output: call.maxOutputTokens }, rates);
+  const asWrite = costOfCall({ ...zero(), cacheWrite: prompt, output: call.maxOutputTokens }, rates);
+  return Math.max(asInput, asWrite);
+}
+
+/**
+ * The warning of a review whose cap cannot be enforced: `review.max_cost_usd` is set but the model
+ * has no known price (neither `agent.pricing` nor the catalogue), so no call can be priced before
+ * it is sent. `undefined` when the cap is enforceable or unset.
+ */
+export function capUnenforceable(
+  maxCostUsd: number | undefined,
+  rates: ModelRates | null,
+): string | undefined {
+  if (maxCostUsd === undefined || rates !== null) return undefined;
+  return `review.max_cost_usd (${maxCostUsd}) is set but the model's price is unknown: the cap cannot be enforced; set agent.pricing`;
+}
+
+/** `rates` without context tiers: for usage summed over many calls, whose sizes are unknown. */
+function baseRates(rates: ModelRates): ModelRates {
+  const base = (rate: ModelRates['input']) => ({ base: rate.base, tiers: [] });
+  return {
+    input: base(rates.input),
+    cacheWrite: base(rates.cacheWrite),
+    cacheRead: base(rates.cacheRead),
+    output: base(rates.output),
   };
 }

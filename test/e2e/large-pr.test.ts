@@ -187,6 +187,7 @@ describe('reviewbot review of a 3,000-file pull request', () => {
   }, 240_000);
 
   it('stops the runs at review.max_cost_usd and still posts what was found', async () => {
+    const CAP = 0.6;
     llm.requests.length = 0;
     // Each run reads the source before answering: a second turn that would pass the cap.
     llm.setScript((request, index) =>
@@ -197,7 +198,7 @@ describe('reviewbot review of a 3,000-file pull request', () => {
     const postedBefore = github.reviews.length + github.issueComments.length;
     const result = await runCli(
       ['review', 'acme/monorepo#7', '--json'],
-      { ...env, REVIEW_MAX_COST_USD: '0.05' },
+      { ...env, REVIEW_MAX_COST_USD: String(CAP) },
       180_000,
     );
     expect(result.code).toBe(0);
@@ -205,7 +206,10 @@ describe('reviewbot review of a 3,000-file pull request', () => {
     expect(out.posted).toBe(true);
     expect(out.receipt.capped).toBe(true);
     expect(out.receipt.costUsd).toBeGreaterThan(0);
-    // The first calls alone pass the cap: no run goes on, no further part starts.
+    // A hard cap: what was spent (calls cut off in flight at their estimate) never passes it.
+    expect(out.receipt.costUsd).toBeLessThanOrEqual(CAP);
+    // Each call is priced at its worst before it is sent (a part's ~60k-token prompt written to the
+    // cache plus 16,384 output tokens ≈ $0.47): one fits under the cap, a second one never does.
     expect(llm.requests.length).toBeLessThanOrEqual(2);
     expect(out.receipt.agentRuns).toBeLessThanOrEqual(2);
     expect(out.receipt.files.notReviewed.length).toBeGreaterThan(0);

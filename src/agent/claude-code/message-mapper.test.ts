@@ -78,6 +78,7 @@ describe('createMessageTracker', () => {
       {
         type: 'usage',
         usage: { inputTokens: 108, outputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: 3 },
+        aggregate: true,
       },
     ]);
     expect(tracker.state).toMatchObject({

@@ -168,7 +168,7 @@ export function createMessageTracker(maxTurns: number, emit: (event: AgentEvent)
       case 'result':
         state.result = message;
         state.sessionId ??= message.session_id;
-        emit({ type: 'usage', usage: usageOfResult(message) });
+        emit({ type: 'usage', usage: usageOfResult(message), aggregate: true });
         break;
       default:
         break;

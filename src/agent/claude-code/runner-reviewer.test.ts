@@ -92,7 +92,8 @@ describe('Claude Code runner, REVIEWER', () => {
       expect.arrayContaining(['tool_call:Read', 'tool_call:Grep', 'tool_result:Read', 'tool_result:Grep']),
     );
     expect(events).toContainEqual({ type: 'text', text: 'Let me look at the file.' });
-    expect(events.at(-1)).toEqual({ type: 'usage', usage: result.usage });
+    expect(events.at(-1)).toEqual({ type: 'usage', usage: result.usage, aggregate: true });
+    expect(result.usageAggregate).toBe(true);
   });
 
   it('offers only Read, Glob, Grep and submit_review — no write, shell or web tool', async () => {

@@ -169,6 +169,7 @@ export function createClaudeCodeRunner(options: ClaudeCodeRunnerOptions): AgentR
       model: state.model ?? options.model ?? 'claude-code',
       usage: result ? usageOfResult(result) : { inputTokens: 0, outputTokens: 0 },
       ...(result ? { costUsd: result.total_cost_usd } : {}),
+      usageAggregate: true,
       turns: state.turns,
       messages,
     };

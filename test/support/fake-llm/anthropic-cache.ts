@@ -9,13 +9,12 @@
  * the prefix (moving a breakpoint does not change what is cached).
  */
 import { createHash } from 'node:crypto';
+import { tokensOfChars } from './sse.js';
 
 /** Minimum cacheable prompt length, tokens (Claude Sonnet and Opus models). */
 export const MIN_CACHEABLE_TOKENS = 1024;
 /** How many blocks before a breakpoint the API looks for an earlier cache hit. */
 const LOOKBACK_BLOCKS = 20;
-/** Characters per token of the fake's estimate (as `estimateTokens`). */
-const CHARS_PER_TOKEN = 4;
 
 /** Usage of one request by kind. */
 export interface CacheUsage {
@@ -78,7 +77,7 @@ export function createPromptCache(minTokens = MIN_CACHEABLE_TOKENS): PromptCache
         hash = createHash('sha256').update(hash).update('\u0000').update(block.text).digest('hex');
         chars += block.text.length;
         hashes.push(hash);
-        tokens.push(Math.ceil(chars / CHARS_PER_TOKEN));
+        tokens.push(tokensOfChars(chars));
       }
       const total = tokens.at(-1) ?? 1;
       const breakpoints = blocks.flatMap((block, i) => (block.breakpoint ? [i] : []));

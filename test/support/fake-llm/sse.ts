@@ -70,5 +70,10 @@ export function splitText(text: string, parts: number): string[] {
 
 /** A rough token count of `text`: one token per 4 characters, at least 1. */
 export function estimateTokens(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
+  return tokensOfChars(text.length);
+}
+
+/** `estimateTokens` of a text of `chars` characters (for prefixes measured without building them). */
+export function tokensOfChars(chars: number): number {
+  return Math.max(1, Math.ceil(chars / 4));
 }

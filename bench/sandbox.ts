@@ -1,19 +1,21 @@
 /**
  * Sandbox benchmark (issue 12): what the bubblewrap sandbox adds to one WORKER `Bash` call. Runs
  * `true` and `node -e 0` through the real tool paths — unsandboxed (`agent.sandbox: off`: `/bin/sh
- * -c` with the scrubbed environment) and sandboxed (`runToolCommand` under the detected sandbox,
- * pids cgroup included where the host allows one) — interleaved in the same run, and prints one JSON
- * object on stdout:
+ * -c` with the scrubbed environment) and sandboxed (`runToolCommand` under the detected sandbox with
+ * the run's `RunLauncher`, as the API runner calls it: where this (root) server needs a pids cgroup,
+ * commands start from the run's launcher, which joined the run's cgroup once before the samples) —
+ * interleaved in the same run, and prints one JSON object on stdout:
  * `{"sandbox":"bwrap 0.8.0","runs":N,"true":{"plainMs":{"p50","p99"},"sandboxedMs":{…},"addedP50Ms"},
- * "node":{…},"targetAddedP50Ms":15,"pass":true}`; when this (root) server joins a pids cgroup per
- * command, also `sandboxedNoPidsCgroupMs` / `addedP50NoPidsCgroupMs` (the non-root path). Progress goes to stderr. Exit 0 whether or not the
- * target is met; exit 1 when no sandbox works here (nothing to measure).
+ * "node":{…},"targetAddedP50Ms":15,"pass":true}`; with a pids cgroup, also
+ * `sandboxedNoPidsCgroupMs` / `addedP50NoPidsCgroupMs` (the non-root path: direct spawn, no cgroup).
+ * Progress goes to stderr. Exit 0 whether or not the target is met; exit 1 when no sandbox works
+ * here (nothing to measure).
  */
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { probeSandbox, runToolCommand, type ToolSandbox } from '../src/agent/sandbox/index.js';
+import { probeSandbox, RunLauncher, runToolCommand, type ToolSandbox } from '../src/agent/sandbox/index.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const WARMUP = 10;
@@ -44,8 +46,9 @@ async function main(): Promise<number> {
   await mkdir(home);
   const off: ToolSandbox = { status: { kind: 'off' }, networkHosts: [] };
   const on: ToolSandbox = { status, networkHosts: [] };
-  // A root server also joins a pids cgroup per command (the kernel exempts root from RLIMIT_NPROC);
-  // a non-root server does not: measure that path too, in the same run.
+  // A root server starts commands from its run's launcher inside a pids cgroup (the kernel exempts
+  // root from RLIMIT_NPROC); a non-root server spawns them directly: measure that path too.
+  const launcher = new RunLauncher();
   const { pidsCgroup, ...withoutCgroup } = status;
   const sides: Array<[string, ToolSandbox]> = [
     ['plain', off],
@@ -68,7 +71,13 @@ async function main(): Promise<number> {
         // Interleaved, so machine load affects both sides alike.
         for (const [side, sandbox] of sides) {
           const started = performance.now();
-          const outcome = await runToolCommand(command, { workspace, home, timeoutMs: 30_000, sandbox });
+          const outcome = await runToolCommand(command, {
+            workspace,
+            home,
+            timeoutMs: 30_000,
+            sandbox,
+            ...(side === 'sandboxed' ? { launcher } : {}),
+          });
           const elapsed = performance.now() - started;
           if (outcome.exitCode !== 0) throw new Error(`${side} ${name} failed: ${outcome.output}`);
           if (i >= WARMUP) samples[side]?.push(elapsed);
@@ -93,6 +102,7 @@ async function main(): Promise<number> {
       process.stderr.write(`${name}: plain p50 ${plainMs.p50} ms, sandboxed p50 ${sandboxedMs.p50} ms\n`);
     }
   } finally {
+    await launcher.close();
     await rm(scratch, { recursive: true, force: true });
   }
   process.stdout.write(`${JSON.stringify({ ...result, targetAddedP50Ms: TARGET_ADDED_P50_MS, pass })}\n`);

@@ -16,6 +16,7 @@ import { createLanguageModel, resolveApiKey, resolveModelChoice, type ProviderId
 import { messageChars, toolDefinitionChars } from './call-estimate.js';
 import { MAX_OUTPUT_TOKENS } from './call-limits.js';
 import { cachedInstructions, placeBreakpoints } from './prompt-cache.js';
+import { RunLauncher } from './sandbox/launcher.js';
 import type { ToolSandbox } from './sandbox/types.js';
 import { consumeAgentStream } from './stream-progress.js';
 import { buildTools, type SubmitReviewInput } from './tools/index.js';
@@ -80,11 +81,14 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
     const history = runOptions.history ?? [];
     // HOME of Bash subprocesses: outside the workspace, fresh per run, removed afterwards.
     const homeDir = await mkdtemp(path.join(tmpdir(), 'reviewbot-home-'));
+    // Spawns the run's sandboxed commands inside one pids cgroup (root servers), started on first use.
+    const launcher = new RunLauncher();
     let submitted: SubmitReviewInput | undefined;
     try {
       const tools = buildTools(runOptions.tools, {
         rootReal,
         homeDir,
+        launcher,
         masker,
         signal: runOptions.signal,
         ...(runOptions.isVisible ? { isVisible: runOptions.isVisible } : {}),
@@ -159,6 +163,7 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
         messages: transcript,
       };
     } finally {
+      await launcher.close();
       await rm(homeDir, { recursive: true, force: true });
     }
   }

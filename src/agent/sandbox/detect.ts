@@ -79,8 +79,8 @@ export async function probeSandbox(mode: SandboxMode, options: DetectOptions = {
     await rm(scratch, { recursive: true, force: true });
   }
   // RLIMIT_NPROC (`ulimit -p` inside) counts per user namespace and bounds a non-root server's
-  // commands; the kernel exempts a real root user, so only then a pids cgroup is worth joining
-  // (migrating each command into it costs several ms on cgroup v1).
+  // commands; the kernel exempts a real root user, so only then a pids cgroup is worth making (one
+  // per run, joined once by the run's launcher: a migration costs several ms on cgroup v1).
   const pidsCgroup = process.getuid?.() === 0 ? await findPidsCgroupParent() : undefined;
   return {
     kind: 'bwrap',

@@ -5,12 +5,14 @@
 import { scrubbedEnv } from '../../secrets.js';
 import { defaultSandboxStatus } from './detect.js';
 import { runProcess, type ShellOutcome } from './run-process.js';
+import type { RunLauncher } from './launcher.js';
 import { runSandboxed } from './run-sandboxed.js';
 import type { ToolSandbox } from './types.js';
 import { SandboxUnavailableError } from './errors.js';
 
 export { SandboxUnavailableError } from './errors.js';
 export { openCommandWrapper, type CommandWrapper } from './command-wrapper.js';
+export { RunLauncher, RUN_PIDS_MAX } from './launcher.js';
 
 export { detectSandbox, probeSandbox, defaultSandboxStatus } from './detect.js';
 export { setUpToolSandbox } from './set-up.js';
@@ -32,6 +34,11 @@ export interface ToolCommandOptions {
   signal?: AbortSignal;
   /** The policy; default: `auto` as detected on this host, without network. */
   sandbox?: ToolSandbox;
+  /**
+   * The run's launcher: where the host needs a pids cgroup (a root server), commands start from it
+   * inside one cgroup per run instead of joining one each. Without it, each command joins its own.
+   */
+  launcher?: RunLauncher;
 }
 
 /**
@@ -58,6 +65,7 @@ export async function runToolCommand(command: string, options: ToolCommandOption
     networkHosts: sandbox.networkHosts,
     ...(status.pidsCgroup ? { pidsCgroup: status.pidsCgroup } : {}),
     ...(sandbox.logger ? { logger: sandbox.logger } : {}),
+    ...(options.launcher ? { launcher: options.launcher } : {}),
     ...common,
   });
 }

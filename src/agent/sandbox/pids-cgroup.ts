@@ -1,8 +1,10 @@
 /**
- * Best-effort process limit per sandboxed command through a `pids` cgroup. `ulimit -p` inside the
+ * Best-effort process limit of sandboxed commands through a `pids` cgroup. `ulimit -p` inside the
  * sandbox bounds fork bombs for a non-root server user, but the kernel does not apply RLIMIT_NPROC
  * to processes whose real user is root; a cgroup with `pids.max` does, when this process may create
- * one (cgroup v1 `pids` hierarchy, or a v2 cgroup that delegates `pids`).
+ * one (cgroup v1 `pids` hierarchy, or a v2 cgroup that delegates `pids`). One cgroup per agent run:
+ * the API runner's commands start from the run's launcher inside it (`launcher.ts`); Claude Code's
+ * commands (and a call without a launcher) join it first (`joinCgroupArgv`, several ms on v1).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
@@ -50,7 +52,7 @@ export async function findPidsCgroupParent(): Promise<string | undefined> {
   return undefined;
 }
 
-/** A cgroup for one command, limited to `maxPids` processes; `remove` deletes it once it is empty. */
+/** A cgroup for one run or command, limited to `maxPids` tasks; `remove` deletes it once empty. */
 export async function createPidsCgroup(
   parent: string,
   maxPids: number,

@@ -18,6 +18,7 @@ import {
   startNetworkProxy,
   type NetworkProxy,
 } from './network-proxy.js';
+import type { RunLauncher } from './launcher.js';
 import { createPidsCgroup, joinCgroupArgv } from './pids-cgroup.js';
 import { runProcess, type ShellOutcome } from './run-process.js';
 
@@ -40,8 +41,13 @@ export interface SandboxedRunOptions {
   home: string;
   /** Hosts reachable through the proxy; `[]` = no network at all. */
   networkHosts: readonly string[];
-  /** Parent of per-command pids cgroups (from detection), if any. */
+  /** Parent of pids cgroups (from detection), if any. */
   pidsCgroup?: string;
+  /**
+   * The run's launcher: with `pidsCgroup`, the command is spawned by it inside the run's cgroup
+   * (no per-command migration). Without one, the command joins a cgroup of its own first.
+   */
+  launcher?: RunLauncher;
   timeoutMs: number;
   signal?: AbortSignal;
   /** The host environment the sandbox's (scrubbed) environment is taken from. */
@@ -125,7 +131,9 @@ export async function runSandboxed(command: string, options: SandboxedRunOptions
   try {
     if (options.networkHosts.length > 0)
       proxy = await startNetworkProxy(options.networkHosts, options.logger);
-    if (options.pidsCgroup) cgroup = await createPidsCgroup(options.pidsCgroup, SANDBOX_MAX_PROCESSES + 8);
+    const viaLauncher = options.pidsCgroup !== undefined && options.launcher !== undefined;
+    if (options.pidsCgroup && !viaLauncher)
+      cgroup = await createPidsCgroup(options.pidsCgroup, SANDBOX_MAX_PROCESSES + 8);
     const [file, ...rest] = await sandboxedArgv(command, {
       bwrapPath: options.bwrapPath,
       workspace: options.workspace,
@@ -134,12 +142,15 @@ export async function runSandboxed(command: string, options: SandboxedRunOptions
       ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
       ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
     });
-    return await runProcess(file as string, rest, {
+    const runOptions = {
       cwd: options.workspace,
       env: {},
       timeoutMs: options.timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
-    });
+    };
+    if (viaLauncher && options.launcher && options.pidsCgroup)
+      return await options.launcher.run(options.pidsCgroup, file as string, rest, runOptions);
+    return await runProcess(file as string, rest, runOptions);
   } finally {
     await proxy?.close();
     // The kernel reaps the namespace's processes shortly after its init dies: remove the cgroup

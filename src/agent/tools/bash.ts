@@ -60,6 +60,7 @@ export function createBashTool(ctx: ToolContext) {
         timeoutMs,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
+        ...(ctx.launcher ? { launcher: ctx.launcher } : {}),
       }).catch((error: unknown) => {
         if (error instanceof SandboxUnavailableError) throw new ToolError(error.message);
         throw error;

@@ -1,5 +1,6 @@
 /** What every agent tool of one run shares: the workspace, the Bash home, the masker, the sink. */
 import type { SecretMasker } from '../../secrets.js';
+import type { RunLauncher } from '../sandbox/launcher.js';
 import type { ToolSandbox } from '../sandbox/types.js';
 import type { SubmitReviewInput } from './submitted-review.js';
 import { ToolError } from './tool-error.js';
@@ -25,6 +26,8 @@ export interface ToolContext {
   isVisible?: (relative: string) => boolean;
   /** Sandbox of Bash (CONTRACT §16); default: `auto` as detected on this host, no network. */
   sandbox?: ToolSandbox;
+  /** The run's sandbox launcher (`RunLauncher`), closed by the runner with the run. */
+  launcher?: RunLauncher;
 }
 
 /**

@@ -32,7 +32,11 @@ export interface AssembleInput {
    * Review memory (§13/§14) applied to the filtered findings: repeats and ignored files dropped,
    * `max_comments`, body sections and hidden markers. Default: findings as filtered.
    */
-  settle?: (kept: Finding[], rejected: Finding[]) => Promise<SettledFindings>;
+  settle?: (
+    kept: Finding[],
+    rejected: Finding[],
+    coverage: { complete: boolean },
+  ) => Promise<SettledFindings>;
 }
 
 /** What `AssembleInput.settle` returns (a subset of review memory's `SettledMemory`). */
@@ -102,8 +106,12 @@ export async function assembleReview(input: AssembleInput): Promise<{
   const filtered = filterFindings(outcome.comments, input.index, input.botComments, { renderBody: render });
   const filteredKept = filtered.kept.filter((f) => !skippedPaths.has(f.path));
   const filteredRejected = filtered.rejected.filter((f) => !skippedPaths.has(f.path));
+  const { paths: notReviewed, reasons: notReviewedReasons } = notReviewedOf(plan, outcome);
+  // Complete = every part the plan made was answered: none failed and the cost cap stopped none.
+  // (Files over `max_parts` are left out the same way on every review; retrying cannot add them.)
+  const complete = notReviewed.length === plan.notReviewed.length;
   const settled: SettledFindings = input.settle
-    ? await input.settle(filteredKept, filteredRejected)
+    ? await input.settle(filteredKept, filteredRejected, { complete })
     : {
         kept: filteredKept,
         inlineMarkers: [],
@@ -116,7 +124,6 @@ export async function assembleReview(input: AssembleInput): Promise<{
     `${kept.length} inline, ${rejected.length} not in diff, ${filtered.duplicates.length} already posted, ${settled.repeats.length} repeats`,
   );
 
-  const { paths: notReviewed, reasons: notReviewedReasons } = notReviewedOf(plan, outcome);
   const durationMs = Date.now() - input.started;
   const receipt = buildReceipt({
     model: run?.model ?? '',

@@ -209,11 +209,19 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     )('.gitattributes');
     // The files of this review's plan (§13: only the changes since the last review when it is
     // incremental); ignore globs of the server and the base commit's `.reviewbot.yaml` (§14).
-    const triage = await triageFiles({
-      files: toFileDiffs(memory.plan.files),
+    // Skipping is decided on the whole pull request (a file it added earlier is `modified` in an
+    // incremental comparison, where the content rules would no longer see it as new); the model is
+    // shown what is not skipped of this review's plan (§13: only the changes since the last review).
+    const wholeTriage = await triageFiles({
+      files: fileDiffs,
       ignore: [...new Set([...limits.ignore, ...memory.rules.ignore])],
       gitattributes,
     });
+    const skippedPaths = new Set(wholeTriage.skipped.map((f) => f.path));
+    const triage = {
+      kept: toFileDiffs(memory.plan.files).filter((f) => !skippedPaths.has(f.path)),
+      skipped: wholeTriage.skipped,
+    };
     // The whole prompt of a part, not only its diff, stays within review.max_diff_tokens.
     const plan = planParts(
       triage.kept,
@@ -278,12 +286,13 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       maxCostUsd: limits.maxCostUsd,
       started,
       onPhase: (message) => phase('filter', message),
-      settle: async (kept, rejected) => {
+      settle: async (kept, rejected, coverage) => {
         settled = await settleMemory({
           memory,
           pullRequest,
           kept,
           rejected,
+          complete: coverage.complete,
           prFileDiffs: fileDiffs,
           workspaceDir: workspace.dir,
         });

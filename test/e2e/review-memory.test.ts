@@ -17,6 +17,7 @@ import {
   CALC,
   createMemoryRepo,
   EXTRA,
+  GENERATED,
   githubDriver,
   gitlabDriver,
   LLM_KEY,
@@ -48,6 +49,7 @@ interface Result {
   findings: Comment[];
   repeats?: Comment[];
   incremental?: { sinceSha: string | null; mode: string; reason?: string };
+  receipt?: { files: { skipped: Array<{ path: string; reason: string }> } };
   posted: boolean;
 }
 
@@ -143,6 +145,9 @@ describe.each([
     expect(diff).not.toContain('i <= items.length');
     expect(diff).not.toContain('return a / b');
     expect(diff).not.toContain('.reviewbot.yaml');
+    // A generated file the pull request added stays skipped when a later push changes it.
+    expect(diff).not.toContain('PUSH2_GENERATED');
+    expect(result.receipt?.files.skipped).toContainEqual(expect.objectContaining({ path: GENERATED.path }));
     expect(result.incremental).toEqual({ sinceSha: heads[0], mode: 'incremental' });
     // (b) the repeat is dropped, counted, and opens no thread.
     expect(result.repeats).toEqual([expect.objectContaining({ path: CALC.path, line: CALC.loopLine.v2 })]);

@@ -89,9 +89,12 @@ export function createClaudeCodeRunner(options: ClaudeCodeRunnerOptions): AgentR
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     });
     // Bash runs in the tool sandbox; the wrapper holds the run's sandbox HOME, proxy and cgroup.
-    const wrapper = await openCommandWrapper(options.sandbox, CREDENTIAL_VARS);
+    // A run without Bash (the REVIEWER) sets none of that up.
+    const wrapper = runOptions.tools.includes('Bash')
+      ? await openCommandWrapper(options.sandbox, CREDENTIAL_VARS)
+      : undefined;
     const common: Omit<AttemptInput, 'prompt'> = {
-      wrapBash: (command) => wrapper.wrap(command, rootReal),
+      ...(wrapper ? { wrapBash: (command: string) => wrapper.wrap(command, rootReal) } : {}),
       sdk,
       run: runOptions,
       rootReal,
@@ -108,7 +111,7 @@ export function createClaudeCodeRunner(options: ClaudeCodeRunnerOptions): AgentR
     try {
       return await runWithResume(common, runOptions, history);
     } finally {
-      await wrapper.close();
+      await wrapper?.close();
     }
   }
 

@@ -165,6 +165,8 @@ export interface SettleMemoryInput {
   workspaceDir: string;
   /** Time of the review marker (default now). */
   now?: Date;
+  /** False when a part failed or the cost cap stopped one (see `markerHeadOf`); default true. */
+  complete?: boolean;
 }
 
 /** What `settleMemory` produced. */
@@ -183,14 +185,24 @@ export interface SettledMemory {
 /** Body sections and the review marker for a review that ran no agent or could not be parsed. */
 export function memoryExtras(
   memory: PreparedMemory,
-  headSha: string,
+  headSha: string | null,
   now = new Date(),
 ): Required<ReviewBodyExtras> {
   return {
     before: [planNotice(memory.plan), rulesNotice(memory.rules)].filter((s) => s.length > 0),
     after: [],
-    markers: [renderReviewMarker({ head: headSha, at: now.toISOString() })],
+    markers: headSha === null ? [] : [renderReviewMarker({ head: headSha, at: now.toISOString() })],
   };
+}
+
+/**
+ * The head a review's marker may claim: the reviewed head when every part was answered; when a
+ * part failed or the cost cap stopped it, the previous review's head for an incremental review (so
+ * the next one shows those changes again) and no head at all for a full one.
+ */
+export function markerHeadOf(memory: PreparedMemory, headSha: string, complete: boolean): string | null {
+  if (complete) return headSha;
+  return memory.plan.info.mode === 'incremental' ? memory.plan.info.sinceSha : null;
 }
 
 /**
@@ -210,7 +222,7 @@ export async function settleMemory(input: SettleMemoryInput): Promise<SettledMem
   const rejected = [...input.rejected, ...misplaced, ...overflow].filter((f) => !memory.isIgnored(f.path));
   const reviewed = new Set(memory.shownFiles.map((f) => f.path));
   const addressed = await findAddressed(memory.state.findings, reviewed, input.workspaceDir);
-  const extras = memoryExtras(memory, pr.headSha, input.now);
+  const extras = memoryExtras(memory, markerHeadOf(memory, pr.headSha, input.complete ?? true), input.now);
   extras.after.push(
     ...[repeatsNotice(split.repeats), addressedSection(addressed)].filter((s) => s.length > 0),
   );

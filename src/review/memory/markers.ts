@@ -73,13 +73,22 @@ export function stripMarkers(text: string): string {
   return text.replace(ANY_MARKER, '');
 }
 
-/** A model's review with every marker-shaped text removed from its summary and comment bodies. */
-export function withoutMarkers<T extends { summary: string; comments: Array<{ body: string }> }>(
-  output: T,
-): T {
+/**
+ * A model's review with every marker-shaped text removed from everything that reaches a post: the
+ * summary and each comment's body, suggestion and path (a suggestion is rendered before the
+ * finding's own marker, so a forged one there would be read back first).
+ */
+export function withoutMarkers<
+  T extends { summary: string; comments: Array<{ body: string; path: string; suggestion?: string }> },
+>(output: T): T {
   return {
     ...output,
     summary: stripMarkers(output.summary),
-    comments: output.comments.map((c) => ({ ...c, body: stripMarkers(c.body) })),
+    comments: output.comments.map((c) => ({
+      ...c,
+      body: stripMarkers(c.body),
+      path: stripMarkers(c.path),
+      ...(c.suggestion !== undefined ? { suggestion: stripMarkers(c.suggestion) } : {}),
+    })),
   };
 }

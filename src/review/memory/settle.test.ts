@@ -101,6 +101,52 @@ describe('settleMemory', () => {
     expect(settled.extras.after.join('\n')).toContain('### Addressed since the last review');
   });
 
+  it('claims no new head when a part failed or the cost cap stopped one', async () => {
+    const X = 'd'.repeat(40);
+    const last = `<!-- reviewbot:review head=${X} at=2026-11-25T07:00:00.000Z -->`;
+    const platform = {
+      getFileContent: () => Promise.resolve(null),
+      listReviewThreads: () => Promise.resolve([]),
+      compareCommits: () => Promise.resolve({ status: 'ahead', files: [FILES[0]] }),
+    } as unknown as Platform;
+    const base = { platform, pullRequest: PR, prFiles: FILES, botNames: new Set(['bot']) };
+    const settle = async (comments: Array<{ body: string }>, complete: boolean) => {
+      const memory = await prepareMemory({
+        ...base,
+        comments: comments.map((c, i) => ({
+          id: String(i),
+          kind: 'review' as const,
+          authorUsername: 'bot',
+          body: c.body,
+          createdAt: '',
+        })),
+        trigger: 'request',
+        logger: silentLogger(),
+      });
+      const settled = await settleMemory({
+        memory,
+        pullRequest: PR,
+        kept: [],
+        rejected: [],
+        prFileDiffs: toFileDiffs(FILES),
+        workspaceDir: dir,
+        complete,
+        now: new Date('2026-11-25T08:00:00Z'),
+      });
+      return { mode: memory.plan.info.mode, markers: settled.extras.markers };
+    };
+    // Incremental since X: the next review must show these changes again, so the marker stays at X.
+    expect(await settle([{ body: last }], false)).toEqual({
+      mode: 'incremental',
+      markers: [`<!-- reviewbot:review head=${X} at=2026-11-25T08:00:00.000Z -->`],
+    });
+    expect((await settle([{ body: last }], true)).markers).toEqual([
+      `<!-- reviewbot:review head=${HEAD} at=2026-11-25T08:00:00.000Z -->`,
+    ]);
+    // A full review that did not cover everything claims no head at all.
+    expect(await settle([], false)).toEqual({ mode: 'full', markers: [] });
+  });
+
   it('skips a trigger whose only change since the last review is an ignored file', async () => {
     const last = `<!-- reviewbot:review head=${'d'.repeat(40)} at=2026-11-25T07:00:00.000Z -->`;
     const platform = {

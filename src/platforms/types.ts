@@ -124,6 +124,8 @@ export interface CommitComparison {
   /** `ahead` = `base` is an ancestor of `head` (the changes are `base..head`). */
   status: CompareStatus;
   files: PullRequestFile[];
+  /** True when the platform listed only part of the changed files (then no incremental review). */
+  truncated?: boolean;
 }
 
 /** One inline review thread of a pull request (GitHub review thread, GitLab diff discussion). */

@@ -96,6 +96,9 @@ async function graphqlCall<T>(
   }
 }
 
+/** Most files GitHub's compare endpoint lists for one comparison. */
+const GITHUB_COMPARE_MAX_FILES = 300;
+
 /** The memory methods of the GitHub platform. */
 export function gitHubMemoryMethods(client: GitHubClient, call: GitHubCall): MemoryMethods {
   return {
@@ -120,9 +123,13 @@ export function gitHubMemoryMethods(client: GitHubClient, call: GitHubCall): Mem
             basehead: `${base}...${head}`,
             per_page: 100,
           });
+          const files = data.files ?? [];
           const result: CommitComparison = {
             status: data.status,
-            files: (data.files ?? []).map((f) => ({
+            // GitHub's compare response lists "up to 300 changed files for the entire comparison"
+            // (REST docs, "Compare two commits"): at that count the list may be cut.
+            ...(files.length >= GITHUB_COMPARE_MAX_FILES ? { truncated: true } : {}),
+            files: files.map((f) => ({
               path: f.filename,
               ...(f.previous_filename ? { previousPath: f.previous_filename } : {}),
               status: f.status as FileStatus,

@@ -56,6 +56,11 @@ describe('planReview', () => {
     ['diverged', comparing({ status: 'diverged', files: [] }), /not an ancestor .*force-push or rebase/],
     ['unknown commit', comparing(null), /not an ancestor/],
     ['a failing compare', comparing(new PlatformError('boom')), /could not be compared \(boom\)/],
+    [
+      'a comparison cut at the platform limit',
+      comparing({ status: 'ahead', files: [file('b.ts', '@@')], truncated: true }),
+      /more files than the platform's comparison lists/,
+    ],
   ])('is a full review with a reason when %s', async (_name, platform, reason) => {
     const plan = await planReview({ ...base, platform, lastHead: X });
     expect(plan.info.mode).toBe('full');

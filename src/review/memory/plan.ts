@@ -62,6 +62,11 @@ export async function planReview(input: PlanInput): Promise<ReviewPlan> {
       `the previously reviewed head ${shortSha(lastHead)} is not an ancestor of ${shortSha(headSha)} (force-push or rebase)`,
     );
   }
+  if (compared.truncated) {
+    return full(
+      `the changes since ${shortSha(lastHead)} touch more files than the platform's comparison lists`,
+    );
+  }
   const inPr = new Set(prFiles.map((f) => f.path));
   const files = compared.files.filter((f) => inPr.has(f.path));
   return { info: { sinceSha: lastHead, mode: 'incremental' }, files };

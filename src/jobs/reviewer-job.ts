@@ -76,7 +76,8 @@ export async function processReviewerComment(
     'review posted',
   );
   await ctx.store.save(key, {
-    sessionId: review.result.sessionId,
+    // No agent ran (e.g. every changed file skipped): keep the session a next mention resumes.
+    sessionId: review.result.sessionId || previous?.sessionId || '',
     messages: trimConversation(review.messages),
     updatedAt: new Date().toISOString(),
   });

@@ -9,9 +9,14 @@ import type { ExecuteReviewResult } from '../review/types.js';
 
 /**
  * The Action's outputs (names as in `action.yml`): figures of the review and, when issue 13's receipt
- * is present, of its cost and coverage; empty strings where a figure is unknown.
+ * is present, of its cost and coverage; empty strings where a figure is unknown. `skipped`: a
+ * lifecycle trigger found nothing new to review (no agent ran, nothing posted; CONTRACT §13).
  */
-export function reviewOutputs(result: ExecuteReviewResult, posted?: PostedReview): Record<string, string> {
+export function reviewOutputs(
+  result: ExecuteReviewResult,
+  posted?: PostedReview,
+  skipped = false,
+): Record<string, string> {
   const receipt = result.receipt;
   return {
     findings: String(result.findings.length),
@@ -25,6 +30,7 @@ export function reviewOutputs(result: ExecuteReviewResult, posted?: PostedReview
     files_skipped: receipt ? String(receipt.files.skipped.length) : '',
     posted: String(posted !== undefined),
     review_url: posted?.posted.url ?? '',
+    skipped: String(skipped),
   };
 }
 

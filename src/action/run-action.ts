@@ -14,7 +14,7 @@ import path from 'node:path';
 import { isProviderId, PROVIDERS } from '../agent/providers.js';
 import { formatReview } from '../cli/print-review.js';
 import { createProgressPrinter } from '../cli/progress.js';
-import { reviewPullRequest } from '../cli/review-command.js';
+import { reviewPullRequest, skippedMessage } from '../cli/review-command.js';
 import { describeError, ReviewbotError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { parseActionEvent } from '../platforms/github/action-event.js';
@@ -146,12 +146,27 @@ export async function runAction(
         platform: 'github',
         dryRun,
         json: false,
+        // A pull_request event (opened, synchronize, reopened, ready_for_review, a re-run) is a
+        // lifecycle trigger: nothing new since the bot's last review runs nothing (§13). A comment
+        // is a person asking and always reviews.
+        trigger: event.kind === 'pull_request' ? 'lifecycle' : 'request',
         ...(prompt ? { prompt } : {}),
         ...(configFile ? { config: configFile } : {}),
       },
       { env: runEnv, logger, masker, onEvent: createProgressPrinter(process.stderr) },
     );
     const { result } = review.outcome;
+    if (review.outcome.skipped) {
+      const message = skippedMessage(review.outcome);
+      say('notice', message);
+      for (const warning of result.warnings) say('warning', warning);
+      writeOutputs(env.GITHUB_OUTPUT, reviewOutputs(result, undefined, true));
+      writeSummary(
+        env.GITHUB_STEP_SUMMARY,
+        `## reviewbot\n\n${message[0]!.toUpperCase()}${message.slice(1)}.`,
+      );
+      return 0;
+    }
     stdout.write(
       formatReview(result, {
         color: false,
@@ -163,7 +178,7 @@ export async function runAction(
     );
     resumeCommands();
     for (const warning of result.warnings) say('warning', warning);
-    writeOutputs(env.GITHUB_OUTPUT, reviewOutputs(result, review.posted));
+    writeOutputs(env.GITHUB_OUTPUT, reviewOutputs(result, review.posted, false));
     writeSummary(env.GITHUB_STEP_SUMMARY, `## reviewbot\n\n${result.body}`);
     return 0;
   } catch (error) {

@@ -42,6 +42,12 @@ program
     'with --local: compare with the merge base of this ref (default: origin/HEAD, main, master, origin/main, origin/master)',
   )
   .addOption(
+    new Option(
+      '--trigger <kind>',
+      'lifecycle: behave like a pull request event (on a head the bot already reviewed, run nothing and post nothing); request (default): like a person asking',
+    ).choices(['lifecycle', 'request']),
+  )
+  .addOption(
     new Option('--format <format>', 'output format (sarif: with --local only)').choices([
       'text',
       'json',
@@ -62,6 +68,7 @@ program
       ...(typeof opts.prompt === 'string' ? { prompt: opts.prompt } : {}),
       ...(opts.platform === 'github' || opts.platform === 'gitlab' ? { platform: opts.platform } : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
+      ...(opts.trigger === 'lifecycle' || opts.trigger === 'request' ? { trigger: opts.trigger } : {}),
     });
   });
 

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../logger.js';
 import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
 import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
 import { reviewLimitsOf } from '../review/limits.js';
+import type { ReviewTrigger } from '../review/memory/index.js';
 import { capUnenforceable } from '../review/usage-meter.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
@@ -39,6 +40,12 @@ export interface ReviewCommandOptions {
   /** `--base REF` (with `--local`). */
   base?: string;
   format?: ReviewOutputFormat;
+  /**
+   * `--trigger`: `lifecycle` behaves like a pull request event (on a head the bot already reviewed,
+   * or with no reviewable change since, no agent runs and nothing is posted; CONTRACT §13);
+   * `request` (default) like a person asking.
+   */
+  trigger?: ReviewTrigger;
 }
 
 /** The accepted forms of `<ref>`, as said by every usage error about it (CONTRACT §2). */
@@ -60,6 +67,7 @@ export function checkReviewUsage(options: ReviewCommandOptions): ReviewOutputFor
       throw new UsageError(`--local reviews the current repository: drop the reference "${options.ref}"`);
     }
     if (options.platform) throw new UsageError('--local uses no platform: drop --platform');
+    if (options.trigger) throw new UsageError('--local has no review memory: drop --trigger');
     return format;
   }
   if (options.base !== undefined) throw new UsageError('--base needs --local');
@@ -70,12 +78,24 @@ export function checkReviewUsage(options: ReviewCommandOptions): ReviewOutputFor
   return format;
 }
 
-/** A pull request review that ran (and was posted unless `dryRun`). */
+/**
+ * A pull request review that ran (and was posted unless `dryRun`), or, when `outcome.skipped`, a
+ * lifecycle trigger that found nothing new to review: no agent ran and nothing was posted.
+ */
 export interface PullRequestReview {
   ref: PrRef;
   pullRequest: PullRequestInfo;
   outcome: ReviewOutcome;
   posted?: PostedReview;
+}
+
+/**
+ * What to say about a skipped review (`outcome.skipped`): `nothing new to review since <sha>`,
+ * the head of the bot's previous review shortened to 12 characters.
+ */
+export function skippedMessage(outcome: ReviewOutcome): string {
+  const since = outcome.result.incremental?.sinceSha;
+  return `nothing new to review since ${since ? since.slice(0, 12) : 'the previous review'}: no agent ran, nothing posted`;
 }
 
 /** What `reviewPullRequest` needs besides the command's options. */
@@ -88,7 +108,8 @@ export interface ReviewDeps {
 
 /**
  * The review flow without printing: parse the ref, load the configuration, build the platform and
- * runner, review, and post unless `dryRun`. Used by `reviewbot review` and the GitHub Action.
+ * runner, review (as `options.trigger`, default `request`), and post unless `dryRun` or the review
+ * was skipped (`outcome.skipped`: a lifecycle trigger with nothing new to review). Used by `reviewbot review` and the GitHub Action.
  * @throws UsageError / ConfigError (exit 2); AuthError, PlatformError, GitError, AgentError (exit 1).
  */
 export async function reviewPullRequest(
@@ -143,10 +164,13 @@ export async function reviewPullRequest(
     onEvent: progress,
     limits,
     reviewSettings: config.review,
+    ...(options.trigger ? { trigger: options.trigger } : {}),
   });
 
   outcome.result.warnings = [...warnings, ...outcome.result.warnings];
 
+  // A redundant lifecycle trigger posts nothing, not even a "Nothing to review" comment (§13).
+  if (outcome.skipped) return { ref, pullRequest, outcome };
   let posted: PostedReview | undefined;
   if (!options.dryRun) {
     progress({ type: 'phase', phase: 'filter', message: 'posting the review' });
@@ -186,9 +210,10 @@ export async function runReviewCommand(
       { ...options, ref: options.ref ?? '' },
       { env, logger, masker, onEvent: progress },
     );
+    if (outcome.skipped) process.stderr.write(`reviewbot: ${skippedMessage(outcome)}\n`);
     if (format === 'json') {
       process.stdout.write(`${JSON.stringify({ ...outcome.result, posted: posted !== undefined })}\n`);
-    } else {
+    } else if (!outcome.skipped) {
       printReview(outcome.result, {
         title: `${ref.repoFullName}#${ref.prNumber} "${pullRequest.title}"`,
         postedLine: posted ? `Posted as a ${posted.kind}: ${posted.posted.url}` : 'Not posted (--dry-run).',

@@ -186,6 +186,23 @@ describe.each(protocols)('reviewbot review over $name', (protocol) => {
     expect(typeof parsed.durationMs).toBe('number');
   });
 
+  it('--trigger lifecycle on the head already reviewed: exit 0, no model call, nothing posted (§13)', async () => {
+    const before = { llm: llm.requests.length, writes: fx.github.writeRequests().length };
+    const since = `nothing new to review since ${fx.scenario.headSha.slice(0, 12)}`;
+    const text = await runCli(['review', 'acme/widgets#7', '--trigger', 'lifecycle'], env);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain(`reviewbot: ${since}: no agent ran, nothing posted`);
+    expect(text.stdout).toBe('');
+    const json = await runCli(['review', 'acme/widgets#7', '--trigger', 'lifecycle', '--json'], env);
+    expect(json.code).toBe(0);
+    expect(json.stderr).toContain(since);
+    expect(JSON.parse(json.stdout)).toMatchObject({ posted: false, findings: [], body: '' });
+    expect(llm.requests.length).toBe(before.llm);
+    // Not even a "Nothing to review" comment.
+    expect(fx.github.writeRequests().length).toBe(before.writes);
+    expect(fx.github.violations).toEqual([]);
+  });
+
   it('keeps the token out of every workspace file and every output line', async () => {
     const workspace = path.join(fx.baseDir, 'acme', 'widgets', 'pr-7');
     expect(filesContaining(workspace, GITHUB_TOKEN)).toEqual([]);
@@ -242,6 +259,15 @@ describe('reviewbot review failures', () => {
     const result = await runCli(['review', 'acme/widgets#7'], { ...env(), AGENT_MAX_TURNS: 'many' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/agent\.max_turns \(from AGENT_MAX_TURNS\)/);
+  });
+
+  it('exits 2 on --trigger with --local or an unknown trigger', async () => {
+    const local = await runCli(['review', '--local', '--trigger', 'lifecycle'], env());
+    expect(local.code).toBe(2);
+    expect(local.stderr).toMatch(/--local has no review memory: drop --trigger/);
+    const unknown = await runCli(['review', 'acme/widgets#7', '--trigger', 'push'], env());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--trigger/);
   });
 
   it('exits 2 on an unknown option', async () => {

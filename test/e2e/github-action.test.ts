@@ -168,6 +168,7 @@ describe('the Action entry point', () => {
       output_tokens: '380',
       posted: 'true',
       review_url: expect.stringMatching(/^http/),
+      skipped: 'false',
     });
     expect(readFileSync(runEnv.GITHUB_STEP_SUMMARY!, 'utf8')).toContain('## reviewbot');
     for (const text of [result.stdout, result.stderr]) {
@@ -175,6 +176,33 @@ describe('the Action entry point', () => {
       expect(text).not.toContain(LLM_KEY);
     }
   });
+
+  it.each(['reopened', 'synchronize'])(
+    'a pull_request %s event on the head already reviewed calls no model and posts nothing (§13)',
+    async (kind) => {
+      const payload = pullRequestEvent('acme/widgets');
+      payload.action = kind;
+      const runEnv = env('pull_request', payload);
+      const before = { llm: llm.requests.length, writes: fx.github.writeRequests().length };
+      const result = await runAction(runEnv);
+      expect(result.stdout).not.toMatch(/::error/);
+      expect(result.code).toBe(0);
+      expect(llm.requests.length).toBe(before.llm);
+      // Not even a "Nothing to review" comment.
+      expect(fx.github.writeRequests().length).toBe(before.writes);
+      const since = fx.scenario.headSha.slice(0, 12);
+      expect(result.stdout).toMatch(
+        new RegExp(`^::notice title=reviewbot::nothing new to review since ${since}: no agent ran`, 'm'),
+      );
+      const outputs = readOutputs(runEnv.GITHUB_OUTPUT!);
+      expect(Object.keys(outputs).sort()).toEqual(Object.keys(action.outputs as object).sort());
+      expect(outputs).toMatchObject({ skipped: 'true', posted: 'false', findings: '0', review_url: '' });
+      expect(readFileSync(runEnv.GITHUB_STEP_SUMMARY!, 'utf8')).toContain(
+        `Nothing new to review since ${since}`,
+      );
+      expect(fx.github.violations).toEqual([]);
+    },
+  );
 
   it('fails a fork pull request clearly, before any model call or write', async () => {
     const before = { llm: llm.requests.length, writes: fx.github.writeRequests().length };

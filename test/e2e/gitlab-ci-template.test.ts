@@ -42,12 +42,12 @@ function runScript(env: NodeJS.ProcessEnv, binDir: string): Promise<CliResult> {
 }
 
 describe('ci/gitlab/reviewbot.gitlab-ci.yml', () => {
-  it('defines one job for merge request pipelines that runs reviewbot review <path>#<iid> --platform gitlab', () => {
+  it('defines one job for merge request pipelines that runs reviewbot review <path>#<iid> --platform gitlab --trigger lifecycle', () => {
     expect(job.rules).toEqual([
       { if: '$CI_PIPELINE_SOURCE == "merge_request_event" && $REVIEWBOT_GITLAB_TOKEN' },
     ]);
     expect(job.script.at(-1)).toBe(
-      'reviewbot review "$CI_PROJECT_PATH#$CI_MERGE_REQUEST_IID" --platform gitlab "$@"',
+      'reviewbot review "$CI_PROJECT_PATH#$CI_MERGE_REQUEST_IID" --platform gitlab --trigger lifecycle "$@"',
     );
     expect(job.script.join('\n')).toContain(
       'GITLAB_TOKEN="$REVIEWBOT_GITLAB_TOKEN" GITLAB_URL="$CI_SERVER_URL"',
@@ -110,8 +110,18 @@ describe('ci/gitlab/reviewbot.gitlab-ci.yml', () => {
       if (root) rmSync(root, { recursive: true, force: true });
     });
 
+    it('REVIEWBOT_DRY_RUN=true prints the review and posts nothing (before any review was posted)', async () => {
+      llm.setScript(reviewScript(scenario));
+      const writes = gitlab.writeRequests().length;
+      const result = await runScript({ ...env, REVIEWBOT_DRY_RUN: 'true' }, bin);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Not posted (--dry-run).');
+      expect(gitlab.writeRequests()).toHaveLength(writes);
+    });
+
     it('reviews the merge request and posts the review with the project access token', async () => {
       llm.setScript(reviewScript(scenario));
+      const first = llm.requests.length;
       const result = await runScript({ ...env, REVIEWBOT_PROMPT: 'focus on "constants" and $HOME' }, bin);
       expect(result.stderr).not.toMatch(/reviewbot: /);
       expect(result.code).toBe(0);
@@ -120,18 +130,22 @@ describe('ci/gitlab/reviewbot.gitlab-ci.yml', () => {
       expect(gitlab.notes.filter((n) => n.type === null)).toHaveLength(1);
       expect(gitlab.violations).toEqual([]);
       // The prompt variable reached the model as one argument, unexpanded.
-      const prompt = llm.requests[0]!.messages.map((m) => m.text).join('\n');
+      const prompt = llm.requests[first]!.messages.map((m) => m.text).join('\n');
       expect(prompt).toContain('focus on "constants" and $HOME');
       expect(result.stdout + result.stderr).not.toContain(GITLAB_TOKEN);
     });
 
-    it('REVIEWBOT_DRY_RUN=true prints the review and posts nothing', async () => {
+    it('a pipeline on the head already reviewed (a re-run) calls no model and posts nothing', async () => {
       llm.setScript(reviewScript(scenario));
-      const writes = gitlab.writeRequests().length;
-      const result = await runScript({ ...env, REVIEWBOT_DRY_RUN: 'true' }, bin);
+      const before = { llm: llm.requests.length, writes: gitlab.writeRequests().length };
+      const result = await runScript(env, bin);
       expect(result.code).toBe(0);
-      expect(result.stdout).toContain('Not posted (--dry-run).');
-      expect(gitlab.writeRequests()).toHaveLength(writes);
+      expect(result.stderr).toContain(
+        `reviewbot: nothing new to review since ${scenario.headSha.slice(0, 12)}: no agent ran, nothing posted`,
+      );
+      expect(llm.requests.length).toBe(before.llm);
+      expect(gitlab.writeRequests()).toHaveLength(before.writes);
+      expect(gitlab.violations).toEqual([]);
     });
   });
 });

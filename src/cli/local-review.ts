@@ -100,6 +100,8 @@ export async function runLocalReview(options: LocalReviewOptions, deps: LocalRev
       masker,
       onEvent,
       limits,
+      // Server-wide instructions, ignore globs and max_comments apply locally too.
+      reviewSettings: config.review,
     });
     result = outcome.result;
     result.warnings = [...warnings, ...result.warnings];

@@ -13,8 +13,8 @@ import { performance } from 'node:perf_hooks';
 import type { ExistingComment, PullRequestFile } from '../src/platforms/types.js';
 import { annotateDiff } from '../src/review/annotate.js';
 import { buildReviewBody, renderInlineBody } from '../src/review/body.js';
-import { toFileDiffs } from '../src/review/diff.js';
-import { DiffIndex } from '../src/review/diff-index.js';
+import { toFileDiffs } from '../src/diff/diff.js';
+import { DiffIndex } from '../src/diff/diff-index.js';
 import { filterFindings } from '../src/review/filter.js';
 import type { ProposedComment } from '../src/review/types.js';
 

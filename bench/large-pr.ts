@@ -33,7 +33,7 @@ import { buildPlatform } from '../src/cli/build-platform.js';
 import { DEFAULT_MAX_DIFF_TOKENS } from '../src/config/schema.js';
 import { silentLogger } from '../src/logger.js';
 import { annotateDiff } from '../src/review/annotate.js';
-import { toFileDiffs } from '../src/review/diff.js';
+import { toFileDiffs } from '../src/diff/diff.js';
 import { executeReview } from '../src/review/execute-review.js';
 import { DEFAULT_LIMITS } from '../src/review/limits.js';
 import { estimateTokens } from '../src/review/parts.js';

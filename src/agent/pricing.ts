@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import type { TokenUsage } from '../review/types.js';
+import type { TokenUsage } from './token-usage.js';
 
 const execFileAsync = promisify(execFile);
 

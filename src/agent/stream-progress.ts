@@ -4,7 +4,7 @@
  * reason, the first error).
  */
 import type { FinishReason, TextStreamPart, ToolSet } from 'ai';
-import type { TokenUsage } from '../review/types.js';
+import type { TokenUsage } from './token-usage.js';
 import type { AgentEvent } from './types.js';
 
 /** Longest `tool_result` summary, characters. */

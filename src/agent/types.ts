@@ -2,7 +2,7 @@
  * The runner interface every agent back end implements (provider API runner now, the code-agent
  * CLI runner later). Data flows in one direction: a prompt and a workspace in, text and usage out.
  */
-import type { TokenUsage } from '../review/types.js';
+import type { TokenUsage } from './token-usage.js';
 
 /** Tool names (CONTRACT §8); REVIEWER gets Read/Glob/Grep/submit_review, WORKER adds Write/Edit/Bash. */
 export type ToolName = 'Read' | 'Glob' | 'Grep' | 'Write' | 'Edit' | 'Bash' | 'submit_review';

@@ -11,7 +11,7 @@
  * invalid region makes `upload-sarif` reject the whole file.
  * A suggestion becomes a `fix` replacing the finding's lines.
  */
-import { parsePatch } from '../review/diff.js';
+import { parsePatch } from '../diff/diff.js';
 import type { ExecuteReviewResult, Finding } from '../review/types.js';
 import type { PullRequestFile } from '../platforms/types.js';
 

@@ -3,11 +3,12 @@
  * (review, jobs, CLI, server) talks to a platform only through this interface.
  */
 
+import type { DiffSide, FileStatus, PullRequestFile } from '../diff/types.js';
+
+export type { DiffSide, FileStatus, PullRequestFile };
+
 /** Registered platform names (CONTRACT §4). */
 export type PlatformName = 'github' | 'gitlab';
-
-/** Which side of a diff a line belongs to: RIGHT = the head (new) file, LEFT = the base (old) file. */
-export type DiffSide = 'RIGHT' | 'LEFT';
 
 /** A pull/merge request as reported by the platform API. */
 export interface PullRequestInfo {
@@ -30,25 +31,6 @@ export interface PullRequestInfo {
   /** True when the head branch lives in another repository (a fork). */
   isFork: boolean;
   htmlUrl: string;
-}
-
-/** Status of a file in a pull request's diff (GitHub's values). */
-export type FileStatus = 'added' | 'removed' | 'modified' | 'renamed' | 'copied' | 'changed' | 'unchanged';
-
-/** One file of a pull request's diff. */
-export interface PullRequestFile {
-  /** Path in the head revision (for a removed file: its path in the base). */
-  path: string;
-  /** Path in the base revision when the file was renamed or copied. */
-  previousPath?: string;
-  status: FileStatus;
-  additions: number;
-  deletions: number;
-  /**
-   * Unified-diff hunks of this file (starting at the first `@@` header, no `diff --git`/`---`/`+++`
-   * header lines). Absent for binary files and for diffs the platform truncated.
-   */
-  patch?: string;
 }
 
 /** A comment already present on the pull request (conversation or inline). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PullRequestFile } from '../platforms/types.js';
 import { ANNOTATION_LEGEND, annotateDiff } from './annotate.js';
-import { toFileDiffs } from './diff.js';
+import { toFileDiffs } from '../diff/diff.js';
 
 const files: PullRequestFile[] = [
   {

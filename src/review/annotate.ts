@@ -10,7 +10,7 @@
  *        44 │+ added
  * ```
  */
-import type { DiffHunk, FileDiff } from './diff.js';
+import type { DiffHunk, FileDiff } from '../diff/diff.js';
 
 /** Options of {@link annotateDiff}. */
 export interface AnnotateOptions {

@@ -5,7 +5,7 @@
  */
 import type { ExistingComment, Platform } from '../platforms/types.js';
 import { buildReviewBody, renderInlineBody, type ReviewBodyExtras } from './body.js';
-import type { DiffIndex } from './diff-index.js';
+import type { DiffIndex } from '../diff/diff-index.js';
 import { filterFindings } from './filter.js';
 import type { PartPlan } from './parts.js';
 import { buildReceipt, cappedNotice, failedPartsNotice, renderReceipt } from './receipt.js';

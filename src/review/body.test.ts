@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReviewBody, lineCountOf, renderInlineBody } from './body.js';
-import { fencedBlock } from './markdown.js';
+import { fencedBlock } from '../diff/markdown.js';
 import type { Finding } from './types.js';
 
 const finding = (overrides: Partial<Finding>): Finding => ({

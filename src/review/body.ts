@@ -3,7 +3,7 @@
  * the summary plus every finding that could not be posted inline (CONTRACT §7).
  */
 import type { Finding } from './types.js';
-import { codeSpan, fencedBlock } from './markdown.js';
+import { codeSpan, fencedBlock } from '../diff/markdown.js';
 
 /** Heading of the section that lists rejected findings in the review body (CONTRACT §7). */
 export const ADDITIONAL_NOTES_HEADING = 'Additional notes (not in diff)';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ExistingComment, PullRequestFile } from '../platforms/types.js';
 import { renderInlineBody } from './body.js';
-import { toFileDiffs } from './diff.js';
-import { DiffIndex } from './diff-index.js';
+import { toFileDiffs } from '../diff/diff.js';
+import { DiffIndex } from '../diff/diff-index.js';
 import { filterFindings } from './filter.js';
 import type { Finding, ProposedComment } from './types.js';
 

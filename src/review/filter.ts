@@ -3,7 +3,7 @@
  * into the review body, and which repeat what the bot already said.
  */
 import type { ExistingComment } from '../platforms/types.js';
-import type { DiffIndex } from './diff-index.js';
+import type { DiffIndex } from '../diff/diff-index.js';
 import type { Finding, ProposedComment } from './types.js';
 
 /** Outcome of {@link filterFindings}; every proposed comment lands in at most one list. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { annotateDiff } from './annotate.js';
-import { toFileDiffs, type FileDiff } from './diff.js';
+import { toFileDiffs, type FileDiff } from '../diff/diff.js';
 import { estimateTokens, kindOf, planParts } from './parts.js';
 
 function fileDiff(path: string, hunks: number, linesPerHunk: number, width = 40): FileDiff {

@@ -7,7 +7,7 @@
  * part; what does not fit is listed as not reviewed.
  */
 import { annotatedSizes, ANNOTATION_LEGEND } from './annotate.js';
-import type { DiffHunk, FileDiff } from './diff.js';
+import type { DiffHunk, FileDiff } from '../diff/diff.js';
 
 /**
  * Characters per token assumed when estimating (conservative for code, whose tokens are shorter

@@ -4,7 +4,7 @@
  * `<details>` block, in the CLI's printed output and (counted) in `/metrics`.
  */
 import type { UsageByKind } from '../agent/pricing.js';
-import { codeSpan } from './markdown.js';
+import { codeSpan } from '../diff/markdown.js';
 import type { ReviewReceipt, SkippedFile } from './types.js';
 
 /** Files of the receipt listed by name in the review body at most; the rest are counted. */

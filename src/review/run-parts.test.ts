@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentRunOptions, AgentRunResult, AgentRunner } from '../agent/types.js';
 import type { PullRequestInfo } from '../platforms/types.js';
-import { toFileDiffs } from './diff.js';
+import { toFileDiffs } from '../diff/diff.js';
 import { createPartSession } from './part-session.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { estimateTokens, planParts } from './parts.js';

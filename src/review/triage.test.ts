@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toFileDiffs } from './diff.js';
+import { toFileDiffs } from '../diff/diff.js';
 import type { PullRequestFile } from '../platforms/types.js';
 import { triageFiles } from './triage.js';
 

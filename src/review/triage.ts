@@ -5,7 +5,7 @@
  * on, each listed in the receipt with its reason.
  */
 import picomatch from 'picomatch';
-import type { FileDiff } from './diff.js';
+import type { FileDiff } from '../diff/diff.js';
 import {
   hasGeneratedHeader,
   hasMinifiedContent,

@@ -1,5 +1,8 @@
 /** Records of the review pipeline (CONTRACT §7). */
-import type { DiffSide } from '../platforms/types.js';
+import type { TokenUsage } from '../agent/token-usage.js';
+import type { DiffSide } from '../diff/types.js';
+
+export type { TokenUsage };
 
 /** One comment as the model proposes it (CONTRACT §7 "Agent review output"), after validation. */
 export interface ProposedComment {
@@ -25,17 +28,6 @@ export interface Finding {
   startLine?: number;
   body: string;
   suggestion?: string;
-}
-
-/** Token counts reported by the provider. */
-export interface TokenUsage {
-  /** All input tokens, cache reads and writes included. */
-  inputTokens: number;
-  outputTokens: number;
-  /** Of `inputTokens`: read from the provider's prompt cache (§15), when reported. */
-  cacheReadTokens?: number;
-  /** Of `inputTokens`: written to the provider's prompt cache (§15), when reported. */
-  cacheWriteTokens?: number;
 }
 
 /** What `executeReview()` returns; nothing has been posted yet (CONTRACT §7). */

@@ -5,7 +5,7 @@
  * API message id; a new id is a new turn (model call).
  */
 import type { SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
-import type { TokenUsage } from '../../review/types.js';
+import type { TokenUsage } from '../token-usage.js';
 import { summarize } from '../stream-progress.js';
 import type { AgentEvent } from '../types.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PullRequestFile } from '../../platforms/types.js';
 import { buildReviewBody } from '../../review/body.js';
-import { toFileDiffs } from '../../review/diff.js';
-import { DiffIndex } from '../../review/diff-index.js';
+import { toFileDiffs } from '../../diff/diff.js';
+import { DiffIndex } from '../../diff/diff-index.js';
 import { filterFindings } from '../../review/filter.js';
 import { parseReviewOutput } from '../../review/parse-output.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toFileDiffs } from '../../review/diff.js';
+import { toFileDiffs } from '../../diff/diff.js';
 import type { MergeRequestDiff } from './schemas.js';
 import { toPullRequestFile } from './diffs.js';
 

@@ -3,7 +3,7 @@
  * `PullRequestFile` (GitHub's per-file shape): GitLab's `diff` field already holds only the file's
  * hunks, so it becomes `patch` as is (minus its final newline, as GitHub's `patch` has none).
  */
-import { parsePatch } from '../../review/diff.js';
+import { parsePatch } from '../../diff/diff.js';
 import type { FileStatus, PullRequestFile } from '../types.js';
 import type { MergeRequestDiff } from './schemas.js';
 

@@ -7,8 +7,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthError, PlatformError } from '../../errors.js';
-import { DiffIndex } from '../../review/diff-index.js';
-import { toFileDiffs } from '../../review/diff.js';
+import { DiffIndex } from '../../diff/diff-index.js';
+import { toFileDiffs } from '../../diff/diff.js';
 import { createManyFilesScenario, SCENARIO_PATHS } from '../../../test/support/git-fixtures.js';
 import { createGitLabKit, IID, PROJECT, TOKEN, type GitLabKit } from './gitlab-test-kit.test-helper.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parsePatch } from '../../review/diff.js';
-import { buildPosition, FileLines, gitLabLines, lineCode } from './positions.js';
+import { parsePatch } from '../../diff/diff.js';
+import { FileLines, numberLines } from '../../diff/positions.js';
+import { buildPosition, lineCode } from './positions.js';
 
 const REFS = { base_sha: 'b'.repeat(40), start_sha: 's'.repeat(40), head_sha: 'h'.repeat(40) };
 
@@ -15,9 +16,9 @@ describe('lineCode', () => {
   });
 });
 
-describe('gitLabLines (GitLab diff-parser counters)', () => {
+describe('numberLines (GitLab diff-parser counters)', () => {
   it('gives added lines the next old number and removed lines the next new number', () => {
-    expect(gitLabLines(parsePatch(PATCH)).map((l) => [l.kind, l.oldPos, l.newPos])).toEqual([
+    expect(numberLines(parsePatch(PATCH)).map((l) => [l.kind, l.oldPos, l.newPos])).toEqual([
       ['context', 10, 10],
       ['context', 11, 11],
       ['del', 12, 12],
@@ -53,7 +54,7 @@ describe('gitLabLines (GitLab diff-parser counters)', () => {
       ],
     ],
   ])('numbers %s', (_name, patch, expected) => {
-    expect(gitLabLines(parsePatch(patch)).map((l) => [l.kind, l.oldPos, l.newPos])).toEqual(expected);
+    expect(numberLines(parsePatch(patch)).map((l) => [l.kind, l.oldPos, l.newPos])).toEqual(expected);
   });
 });
 

@@ -13,63 +13,13 @@
  * header reads `-0,0` (`+0,0`).
  */
 import { createHash } from 'node:crypto';
-import type { DiffHunk } from '../../review/diff.js';
-import { parsePatch } from '../../review/diff.js';
-import type { DiffSide, InlineComment } from '../types.js';
+import type { FileLines, NumberedDiffLine } from '../../diff/positions.js';
+import type { InlineComment } from '../types.js';
 import type { DiffRefs } from './schemas.js';
-
-/** One diff line with GitLab's counters. */
-export interface GitLabDiffLine {
-  kind: 'add' | 'del' | 'context';
-  /** Old-file counter (the line's old number for `del`/`context`). */
-  oldPos: number;
-  /** New-file counter (the line's new number for `add`/`context`). */
-  newPos: number;
-  /** Ordinal of the hunk holding the line (0-based). */
-  hunk: number;
-}
 
 /** `<sha1 hex of path>_<old>_<new>`: GitLab's line code (`Gitlab::Git.diff_line_code`). */
 export function lineCode(path: string, oldPos: number, newPos: number): string {
   return `${createHash('sha1').update(path, 'utf8').digest('hex')}_${oldPos}_${newPos}`;
-}
-
-/** Numbers every line of `hunks` with GitLab's counters (see the module comment). */
-export function gitLabLines(hunks: DiffHunk[]): GitLabDiffLine[] {
-  const out: GitLabDiffLine[] = [];
-  for (const [index, hunk] of hunks.entries()) {
-    let oldPos = hunk.oldStart;
-    let newPos = hunk.newStart;
-    for (const line of hunk.lines) {
-      out.push({ kind: line.kind, oldPos, newPos, hunk: index });
-      if (line.kind !== 'add') oldPos++;
-      if (line.kind !== 'del') newPos++;
-    }
-  }
-  return out;
-}
-
-/** The lines of one file's diff, looked up by side and number. */
-export class FileLines {
-  private readonly right = new Map<number, GitLabDiffLine>();
-  private readonly left = new Map<number, GitLabDiffLine>();
-
-  constructor(lines: GitLabDiffLine[]) {
-    for (const line of lines) {
-      if (line.kind !== 'del') this.right.set(line.newPos, line);
-      if (line.kind !== 'add') this.left.set(line.oldPos, line);
-    }
-  }
-
-  /** Parses a GitLab `diff` (hunks) of one file. */
-  static fromPatch(patch: string): FileLines {
-    return new FileLines(gitLabLines(parsePatch(patch)));
-  }
-
-  /** The diff line numbered `line` on `side` (RIGHT: added or context; LEFT: removed or context). */
-  find(side: DiffSide, line: number): GitLabDiffLine | undefined {
-    return (side === 'RIGHT' ? this.right : this.left).get(line);
-  }
 }
 
 /** A line end of `line_range`. */
@@ -100,13 +50,13 @@ export interface DiffFileLines {
   lines: FileLines;
 }
 
-function lineNumbers(line: GitLabDiffLine): { old_line?: number; new_line?: number } {
+function lineNumbers(line: NumberedDiffLine): { old_line?: number; new_line?: number } {
   if (line.kind === 'add') return { new_line: line.newPos };
   if (line.kind === 'del') return { old_line: line.oldPos };
   return { old_line: line.oldPos, new_line: line.newPos };
 }
 
-function rangeEnd(path: string, line: GitLabDiffLine): LineRangeEnd {
+function rangeEnd(path: string, line: NumberedDiffLine): LineRangeEnd {
   return {
     line_code: lineCode(path, line.oldPos, line.newPos),
     type: line.kind === 'add' ? 'new' : 'old',

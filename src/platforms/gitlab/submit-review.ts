@@ -7,11 +7,12 @@
  */
 import { PlatformError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { codeSpan } from '../../review/markdown.js';
+import { codeSpan } from '../../diff/markdown.js';
 import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import type { GitLabClient } from './client.js';
 import { hasHunks } from './diffs.js';
-import { buildPosition, FileLines, type DiffFileLines } from './positions.js';
+import { FileLines } from '../../diff/positions.js';
+import { buildPosition, type DiffFileLines } from './positions.js';
 import {
   Discussion,
   DiffVersion,

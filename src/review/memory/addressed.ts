@@ -8,7 +8,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.js';
 import type { Platform } from '../../platforms/types.js';
-import { codeSpan } from '../markdown.js';
+import { codeSpan } from '../../diff/markdown.js';
 import { containsFingerprint } from './fingerprint.js';
 import type { EarlierFinding } from './state.js';
 

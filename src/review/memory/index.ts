@@ -12,7 +12,7 @@
 import type { Logger } from '../../logger.js';
 import type { ExistingComment, Platform, PullRequestFile, PullRequestInfo } from '../../platforms/types.js';
 import type { ReviewBodyExtras } from '../body.js';
-import { toFileDiffs, type FileDiff } from '../diff.js';
+import { toFileDiffs, type FileDiff } from '../../diff/diff.js';
 import {
   buildRulesPromptSection,
   ignoreMatcher,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PlatformError } from '../../errors.js';
 import type { CommitComparison, Platform, PullRequestFile, ReviewThread } from '../../platforms/types.js';
-import { toFileDiffs } from '../diff.js';
+import { toFileDiffs } from '../../diff/diff.js';
 import type { Finding } from '../types.js';
 import { addressedSection, findAddressed } from './addressed.js';
 import { fingerprintLines } from './fingerprint.js';

@@ -3,7 +3,7 @@
  * earlier finding of the bot (open, resolved or outdated) is dropped, whatever its wording and
  * wherever its line numbers moved. Also builds the finding marker each posted finding carries.
  */
-import type { FileDiff } from '../diff.js';
+import type { FileDiff } from '../../diff/diff.js';
 import type { Finding } from '../types.js';
 import { fingerprintLines, normalizeLines } from './fingerprint.js';
 import { renderFindingMarker, type FindingMarker } from './markers.js';

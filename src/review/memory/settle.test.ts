@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../logger.js';
 import type { Platform, PullRequestFile, PullRequestInfo, ReviewThread } from '../../platforms/types.js';
-import { toFileDiffs } from '../diff.js';
+import { toFileDiffs } from '../../diff/diff.js';
 import type { Finding } from '../types.js';
 import { fingerprintLines } from './fingerprint.js';
 import { prepareMemory, settleMemory } from './index.js';

@@ -7,7 +7,7 @@
  * one hunk's interval on that side contains it. Lookups are a binary search over a file's hunks:
  * O(log hunks), memory O(hunks), whatever the line numbers.
  */
-import type { DiffSide } from '../platforms/types.js';
+import type { DiffSide } from './types.js';
 import type { FileDiff } from './diff.js';
 
 /** Per file and side: the hunks' line intervals, sorted by first line and not overlapping. */

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FileStatus, PullRequestFile } from '../platforms/types.js';
+import type { FileStatus, PullRequestFile } from './types.js';
 import { parsePatch, toFileDiffs } from './diff.js';
 import type { DiffHunk } from './diff.js';
 

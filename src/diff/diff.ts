@@ -8,7 +8,7 @@
  * text after the closing `@@`, stray file headers before the first hunk, and context lines whose
  * single leading space was stripped by an editor.
  */
-import type { FileStatus, PullRequestFile } from '../platforms/types.js';
+import type { FileStatus, PullRequestFile } from './types.js';
 
 /** One line of a hunk. `oldLine` is set for context and `del` lines, `newLine` for context and `add`. */
 export interface DiffLine {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DiffSide, PullRequestFile } from '../platforms/types.js';
+import type { DiffSide, PullRequestFile } from './types.js';
 import { toFileDiffs } from './diff.js';
 import { DiffIndex } from './diff-index.js';
 

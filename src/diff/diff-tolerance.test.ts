@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PullRequestFile } from '../platforms/types.js';
+import type { PullRequestFile } from './types.js';
 import { parsePatch, toFileDiffs } from './diff.js';
 
 describe('toFileDiffs without a usable patch', () => {

@@ -3,8 +3,14 @@
  * (review, jobs, CLI, server) talks to a platform only through this interface.
  */
 
-/** Registered platform names (CONTRACT §4). */
-export type PlatformName = 'github' | 'gitlab';
+/**
+ * Registered platform names (CONTRACT §4); each is also a first-level directory of the workspace
+ * layout (§11), which the cleaner scans.
+ */
+export const PLATFORM_NAMES = ['github', 'gitlab'] as const;
+
+/** A registered platform name (CONTRACT §4). */
+export type PlatformName = (typeof PLATFORM_NAMES)[number];
 
 /** Which side of a diff a line belongs to: RIGHT = the head (new) file, LEFT = the base (old) file. */
 export type DiffSide = 'RIGHT' | 'LEFT';

@@ -1,7 +1,10 @@
 /**
  * The fixed hostile mix of `bench:webhook-storm`: 10,000 requests in a seeded shuffled order, built
- * from real payloads (`@octokit/webhooks-examples`, GitLab's documented note example).
+ * from real payloads (`@octokit/webhooks-examples`, GitLab's documented note example), and the
+ * mention-scan sets (`buildMentionShots`): adversarial Markdown bodies (issue 27) and benign bodies
+ * of the same sizes, by the same authors.
  */
+import { adversarialBodies } from '../test/support/adversarial-markdown.js';
 import { signGitHubWebhook } from '../test/support/webhook-signing.js';
 import { issueCommentPayload } from '../test/e2e/github-payloads.js';
 
@@ -73,10 +76,10 @@ function comment(body: string, login = 'alice', repo = 'acme/widgets', pr = 7): 
 }
 
 /** A GitLab `Note Hook` (after GitLab's documented example) on merge request `iid`. */
-function note(body: string, projectPath = 'acme/widgets', iid: number = 7): Json {
+function note(body: string, projectPath = 'acme/widgets', iid: number = 7, login = 'alice'): Json {
   return {
     object_kind: 'note',
-    user: { id: 1, name: 'Alice', username: 'alice' },
+    user: { id: 1, name: login, username: login },
     project: { id: 5, path_with_namespace: projectPath, git_http_url: 'http://127.0.0.1:9/acme/widgets.git' },
     object_attributes: {
       id: 1244,
@@ -130,7 +133,10 @@ export function buildStorm(): Shot[] {
     if (i % 2 === 1) (payload.merge_request as Json).iid = HOSTILE_NUMBERS[i % HOSTILE_NUMBERS.length];
     return gitlab('mutated GitLab payload', json(payload), GL_SECRET);
   });
-  add(1180, (i) => github('no mention', json(comment(`Looks fine ${i}.`))));
+  add(900, (i) => github('no mention', json(comment(`Looks fine ${i}.`))));
+  // Adversarial Markdown (issue 27): 65,534-character comments and 1,000,000-character notes.
+  const adversarial = buildMentionShots('adversarial');
+  add(280, (i) => freshDelivery(adversarial[i % adversarial.length]!));
   add(500, () => github('mention by a user not allowed', json(comment('@review-bot review', 'mallory'))));
   add(500, (i) =>
     github('duplicate delivery', json(comment(`dup ${i}`)), { delivery: `storm-dup-${i % 10}` }),
@@ -155,6 +161,55 @@ export function buildStorm(): Shot[] {
   for (let i = shots.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [shots[i], shots[j]] = [shots[j]!, shots[i]!];
+  }
+  return shots;
+}
+
+/** `shot` under a new delivery id (the signature covers the body only), so it is not a duplicate. */
+export function freshDelivery(shot: Shot): Shot {
+  const headers = { ...shot.headers };
+  if (shot.platform === 'github') headers['x-github-delivery'] = `storm-${deliveries++}`;
+  else headers['x-gitlab-event-uuid'] = `storm-gl-${deliveries++}`;
+  return { ...shot, headers };
+}
+
+/** A GitHub comment's longest body (GitHub's limit is 65,536 characters) and a GitLab note's. */
+const GITHUB_BODY = 65_534;
+const GITLAB_NOTE = 1_000_000;
+
+/** Ordinary review prose with inline code, a quote and a fence, cut to `length` characters. */
+function benignBody(prefix: string, length: number): string {
+  const prose =
+    'The `retry` loop looks right, but `backoff` is never reset.\n> quoted from the last review\n' +
+    '```ts\nconst delay = base * 2 ** attempt;\n```\nPlease add a test for the reset path.\n\n';
+  return (prefix + prose.repeat(Math.ceil(length / prose.length))).slice(0, length);
+}
+
+/**
+ * The mention-scan set: 8 shots, by a user not in `allowed_users` (`mallory`, mention first) and
+ * by an allowed one (`alice`, whose body is scanned but names no configured bot, so no job
+ * starts): GitHub comments of 65,534 characters in the three adversarial shapes of
+ * `adversarialBodies` (`benign`: ordinary prose of the same length instead), and GitLab notes of
+ * 1,000,000 characters.
+ */
+export function buildMentionShots(kind: 'adversarial' | 'benign'): Shot[] {
+  const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+  const shots: Shot[] = [];
+  for (const [login, prefix] of [
+    ['mallory', '@review-bot please review '],
+    ['alice', '@review-bot-two please review '],
+  ] as const) {
+    const bodies = (length: number) =>
+      kind === 'adversarial'
+        ? adversarialBodies(prefix, length).map((b) => b.body)
+        : [0, 1, 2].map(() => benignBody(prefix, length));
+    for (const body of bodies(GITHUB_BODY)) {
+      shots.push(github(`${kind} mention scan (GitHub)`, json(comment(body, login))));
+    }
+    for (const body of bodies(GITLAB_NOTE).slice(0, 1)) {
+      const hook = note(body, 'acme/widgets', 7, login);
+      shots.push(gitlab(`${kind} mention scan (GitLab)`, json(hook), GL_SECRET));
+    }
   }
   return shots;
 }

@@ -4,67 +4,31 @@
  * missing signatures, wrong GitLab tokens, broken and non-object JSON, real payloads mutated with
  * hostile names and numbers, mentions by users not allowed, duplicates, 8 KiB delivery ids, 20 MiB
  * bodies (signed, unsigned, broken), 26 MiB declared bodies and slow senders — in bursts.
+ * The mix also holds adversarial Markdown comments (issue 27: 65,534-character GitHub comments and
+ * 1,000,000-character GitLab notes built to make the mention scan slow).
  * Prints one JSON object on stdout (progress on stderr): 5xx count, agent runs started (model
- * requests and jobs enqueued), and the server's RSS when idle (the same-run baseline), at its peak
- * (VmHWM) and 10 s after the storm. Targets: 0 × 5xx, 0 agent runs, RSS 10 s after ≤ 1.3 × idle.
- * Same-run baseline: the same storm against the same build started without the CLI shebang's
- * glibc allocator setting (`GLIBC_TUNABLES=glibc.malloc.mmap_threshold=65536`).
+ * requests and jobs enqueued), the server's RSS when idle (the same-run baseline), at its peak
+ * (VmHWM) and 10 s after the storm, and latencies (ms: p50, p99, max) of the webhooks by group and
+ * of `/health` probed during the storm. Then `mentionScan`: a fresh server gets 200 adversarial
+ * mention-scan webhooks and, as the same-run baseline, 200 benign ones of the same sizes and
+ * authors (`buildMentionShots`), `/health` probed throughout. Targets: 0 × 5xx, 0 agent runs, RSS
+ * 10 s after ≤ 1.3 × idle, adversarial webhook and `/health` p99 ≤ 2 × benign + 50 ms.
+ * Same-run baseline of the RSS: the same storm against the same build started without the CLI
+ * shebang's glibc allocator setting (`GLIBC_TUNABLES=glibc.malloc.mmap_threshold=65536`).
  * Env: STORM_CONCURRENCY (32).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startFakeGitHub } from '../test/support/fake-github/index.js';
-import { startFakeGitLab } from '../test/support/fake-gitlab/index.js';
-import { startFakeAnthropic } from '../test/support/fake-llm/index.js';
 import { CLI_PATH } from '../test/support/run-cli.js';
-import { startServe } from '../test/support/serve-process.js';
-import { buildStorm, STORM_SECRETS, type Shot } from './webhook-storm-mix.js';
+import { percentiles, probeHealth, type Percentiles } from './latency.js';
+import { sendAll, startStormServer } from './storm-server.js';
+import { buildMentionShots, buildStorm, freshDelivery, type Shot } from './webhook-storm-mix.js';
 
 const CONCURRENCY = Number(process.env.STORM_CONCURRENCY ?? 32);
-const SECRET = STORM_SECRETS.github;
-const GL_SECRET = STORM_SECRETS.gitlab;
-const TOKEN = 'ghp_stormToken00000000000000000000';
-const GL_TOKEN = 'glpat-storm-token-000000000000';
-const KEY = 'sk-storm-0000000000';
 const MIB = 1024 * 1024;
 
 const log = (message: string): void => void process.stderr.write(`[bench:webhook-storm] ${message}\n`);
-
-function send(agent: Agent, base: string, shot: Shot): Promise<number> {
-  return new Promise((resolve) => {
-    const length = shot.declaredLength ?? shot.body.length;
-    const req = request(
-      `${base}/webhooks/${shot.platform}`,
-      { method: 'POST', agent, headers: { ...shot.headers, 'content-length': String(length) } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    // The server may close a connection it answered early (413): that is an answer, not an error.
-    req.on('error', () => resolve(-1));
-    if (shot.declaredLength !== undefined) {
-      req.flushHeaders();
-      return;
-    }
-    if (!shot.slowPieces) {
-      req.end(shot.body);
-      return;
-    }
-    const size = Math.ceil(shot.body.length / shot.slowPieces);
-    let offset = 0;
-    const timer = setInterval(() => {
-      const piece = shot.body.subarray(offset, offset + size);
-      offset += size;
-      if (offset >= shot.body.length) {
-        clearInterval(timer);
-        req.end(piece);
-      } else req.write(piece);
-    }, 50);
-  });
-}
 
 /** The server's own memory figures (MB) from its `/metrics` (prom-client's default Node metrics). */
 async function heapFigures(base: string): Promise<Record<string, number>> {
@@ -94,6 +58,13 @@ interface StormFigures {
   platformCallsDuringStorm: { github: number; gitlab: number };
   rssMb: { idle: number; peak: number; after10s: number; afterOverIdle: number };
   heapMb: { idle: Record<string, number>; after10s: Record<string, number> };
+  /** Webhook answer latencies by group, and `/health` latency during the storm. */
+  latencyMs: {
+    webhooks: Percentiles;
+    adversarialMentionScan: Percentiles;
+    noMention: Percentiles;
+    health: Percentiles;
+  };
 }
 
 /**
@@ -101,32 +72,8 @@ interface StormFigures {
  * waits 10 s and measures; fakes are fresh per run.
  */
 async function runStorm(storm: Shot[], root: string, cli?: string): Promise<StormFigures> {
-  const githubFake = await startFakeGitHub({ token: TOKEN });
-  const gitlabFake = await startFakeGitLab({ token: GL_TOKEN });
-  const llm = await startFakeAnthropic({
-    apiKey: KEY,
-    script: () => ({ text: JSON.stringify({ summary: 'ok', comments: [] }) }),
-  });
-  const server = await startServe(
-    {
-      CODEHOST_TOKEN: TOKEN,
-      CODEHOST_API_URL: githubFake.url,
-      CODEHOST_WEBHOOK_SECRET: SECRET,
-      GITLAB_TOKEN: GL_TOKEN,
-      GITLAB_URL: gitlabFake.url,
-      GITLAB_WEBHOOK_SECRET: GL_SECRET,
-      REVIEWER_BOT_USERNAME: 'review-bot',
-      ALLOWED_USERS: 'alice',
-      AGENT_PROVIDER: 'anthropic',
-      ANTHROPIC_API_KEY: KEY,
-      ANTHROPIC_BASE_URL: llm.url,
-      WORKSPACE_BASE_DIR: path.join(root, 'ws'),
-      CLEANUP_INTERVAL_HOURS: '0',
-      HOME: root,
-    },
-    60_000,
-    cli,
-  );
+  const started = await startStormServer(root, cli);
+  const { server, githubFake, gitlabFake, llm } = started;
   const pid = server.child.pid!;
   global.gc?.();
   await new Promise((r) => setTimeout(r, 3000));
@@ -143,23 +90,20 @@ async function runStorm(storm: Shot[], root: string, cli?: string): Promise<Stor
   const sampler = setInterval(() => {
     sampledPeak = Math.max(sampledPeak, rssMb(pid));
   }, 50);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const started = Date.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < storm.length) {
-        const shot = storm[next++]!;
-        const status = await send(agent, server.url, shot);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        const counts = byKind.get(shot.kind) ?? {};
-        counts[status] = (counts[status] ?? 0) + 1;
-        byKind.set(shot.kind, counts);
-      }
-    }),
-  );
-  agent.destroy();
-  const stormMs = Date.now() - started;
+  const latencies = { webhooks: [] as number[], adversarial: [] as number[], noMention: [] as number[] };
+  const health = probeHealth(server.url, 100);
+  const stormStart = Date.now();
+  await sendAll(server.url, storm, CONCURRENCY, (shot, status, ms) => {
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    const counts = byKind.get(shot.kind) ?? {};
+    counts[status] = (counts[status] ?? 0) + 1;
+    byKind.set(shot.kind, counts);
+    latencies.webhooks.push(ms);
+    if (shot.kind.startsWith('adversarial')) latencies.adversarial.push(ms);
+    if (shot.kind === 'no mention') latencies.noMention.push(ms);
+  });
+  const healthMs = await health.stop();
+  const stormMs = Date.now() - stormStart;
   log(`storm done in ${(stormMs / 1000).toFixed(1)} s; waiting 10 s`);
   await new Promise((r) => setTimeout(r, 10_000));
   clearInterval(sampler);
@@ -185,12 +129,54 @@ async function runStorm(storm: Shot[], root: string, cli?: string): Promise<Stor
       afterOverIdle: Number((afterRssMb / idleRssMb).toFixed(2)),
     },
     heapMb: { idle: idleHeap, after10s: afterHeap },
+    latencyMs: {
+      webhooks: percentiles(latencies.webhooks),
+      adversarialMentionScan: percentiles(latencies.adversarial),
+      noMention: percentiles(latencies.noMention),
+      health: percentiles(healthMs),
+    },
   };
-  await server.stop('SIGKILL');
-  await llm.close();
-  await githubFake.close();
-  await gitlabFake.close();
+  await started.close();
   return figures;
+}
+
+/** Webhook and `/health` latencies of one mention-scan set. */
+interface ScanFigures {
+  statuses: Record<string, number>;
+  webhookMs: Percentiles;
+  healthMs: Percentiles;
+}
+
+/** Rounds of each mention-scan set (8 shots a round). */
+const SCAN_ROUNDS = 25;
+
+/**
+ * The mention-scan comparison on one fresh server: a warm-up round, then `SCAN_ROUNDS` rounds of the
+ * benign set (the same-run baseline) and of the adversarial set, 4 at a time, `/health` probed
+ * every 20 ms during each.
+ */
+async function runMentionScan(root: string): Promise<{ benign: ScanFigures; adversarial: ScanFigures }> {
+  const started = await startStormServer(root);
+  const base = started.server.url;
+  const sets = { benign: buildMentionShots('benign'), adversarial: buildMentionShots('adversarial') };
+  const rounds = (shots: Shot[], n: number) =>
+    Array.from({ length: n }, () => shots.map(freshDelivery)).flat();
+  await sendAll(base, rounds([...sets.benign, ...sets.adversarial], 1), 4);
+  const measure = async (shots: Shot[]): Promise<ScanFigures> => {
+    const statuses: Record<string, number> = {};
+    const webhookMs: number[] = [];
+    const health = probeHealth(base, 20);
+    await sendAll(base, rounds(shots, SCAN_ROUNDS), 4, (_shot, status, ms) => {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      webhookMs.push(ms);
+    });
+    return { statuses, webhookMs: percentiles(webhookMs), healthMs: percentiles(await health.stop()) };
+  };
+  const benign = await measure(sets.benign);
+  const adversarial = await measure(sets.adversarial);
+  if (started.server.logs.some((line) => line.msg === 'job enqueued')) throw new Error('a job was enqueued');
+  await started.close();
+  return { benign, adversarial };
 }
 
 async function main(): Promise<void> {
@@ -204,13 +190,33 @@ async function main(): Promise<void> {
   const wrapper = path.join(root, 'reviewbot-plain');
   writeFileSync(wrapper, `#!/bin/sh\nexec node --max-semi-space-size=8 ${CLI_PATH} "$@"\n`, { mode: 0o755 });
   const baseline = await runStorm(storm, root, wrapper);
+  log('mention scan: benign bodies (baseline), then adversarial bodies of the same sizes');
+  const mentionScan = await runMentionScan(root);
   const { fiveXx, agentRunsStarted, rssMb } = shipped;
+  const within = (key: 'webhookMs' | 'healthMs') =>
+    mentionScan.adversarial[key].p99 <= 2 * mentionScan.benign[key].p99 + 50;
   const result = {
     requests: storm.length,
     ...shipped,
-    baselineWithoutAllocatorSetting: { fiveXx: baseline.fiveXx, rssMb: baseline.rssMb },
-    targets: { fiveXx: 0, agentRunsStarted: 0, afterOverIdle: 1.3 },
-    pass: fiveXx === 0 && agentRunsStarted === 0 && rssMb.after10s <= 1.3 * rssMb.idle,
+    baselineWithoutAllocatorSetting: {
+      stormSeconds: baseline.stormSeconds,
+      fiveXx: baseline.fiveXx,
+      rssMb: baseline.rssMb,
+      latencyMs: baseline.latencyMs,
+    },
+    mentionScan,
+    targets: {
+      fiveXx: 0,
+      agentRunsStarted: 0,
+      afterOverIdle: 1.3,
+      mentionScanP99: 'adversarial ≤ 2 × benign + 50 ms (webhook and /health)',
+    },
+    pass:
+      fiveXx === 0 &&
+      agentRunsStarted === 0 &&
+      rssMb.after10s <= 1.3 * rssMb.idle &&
+      within('webhookMs') &&
+      within('healthMs'),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   rmSync(root, { recursive: true, force: true });

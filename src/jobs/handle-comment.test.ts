@@ -163,7 +163,7 @@ describe('handleComment', () => {
 });
 
 describe('createDispatcher', () => {
-  const rules: RouteRules = {
+  const rules: Omit<RouteRules, 'allowedUsers'> = {
     reviewerUsername: 'rb-review',
     workerUsername: 'rb-worker',
     botIdentities: ['reviewbot-test'],

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { Platform, ReviewComment } from '../platforms/types.js';
-import { routeEvent, type RouteRules } from './route-event.js';
+import { isAllowedUser, routeEvent, type RouteRules } from './route-event.js';
 import type { JobPayload, JobRunner, Mention } from './types.js';
 
 /** What a dispatched event led to (the body of the webhook's 200 answer, CONTRACT §5). */
@@ -28,11 +28,7 @@ export interface HandleCommentDeps {
   newJobId?: () => string;
 }
 
-/** True when `login` is in `allowedUsers` (case-insensitive); an empty list allows nobody. */
-export function isAllowedUser(login: string, allowedUsers: readonly string[]): boolean {
-  const lower = login.toLowerCase();
-  return allowedUsers.some((user) => user.toLowerCase() === lower);
-}
+export { isAllowedUser } from './route-event.js';
 
 /**
  * Handles a routed event. Comments (not lifecycle events) by a user outside `allowedUsers` are
@@ -91,8 +87,9 @@ export function handleComment(
 
 /** Options of `createDispatcher`. */
 export interface DispatcherOptions {
-  rules: RouteRules;
-  /** `access.allowed_users`. */
+  /** The routing rules; `allowedUsers` below is added to them. */
+  rules: Omit<RouteRules, 'allowedUsers'>;
+  /** `access.allowed_users` (checked by routing, before the body is scanned, and by `handleComment`). */
   allowedUsers: readonly string[];
   jobRunner: JobRunner;
   /** Fallback logger when a call passes none. */
@@ -107,14 +104,16 @@ export type Dispatcher = (
 ) => DispatchOutcome | Promise<DispatchOutcome>;
 
 /**
- * Creates the server's dispatcher: `routeEvent` then `handleComment`, synchronously (nothing is
+ * Creates the server's dispatcher: `routeEvent` (which turns away bots and users outside
+ * `allowedUsers` before reading the body) then `handleComment`, synchronously (nothing is
  * awaited, so the webhook answer does not wait on any API call). `log` is the delivery's logger.
  * `rules.botIdentities` must already hold the platforms' bot logins (resolve them at start-up).
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const rules: RouteRules = { ...options.rules, allowedUsers: options.allowedUsers };
   return (platform, comment, log) => {
     const logger = log ?? options.logger;
-    const decision = routeEvent(comment, options.rules);
+    const decision = routeEvent(comment, rules);
     if (decision.action === 'ignore') {
       logger.debug({ reason: decision.reason }, 'event ignored');
       return { status: 'ignored', reason: decision.reason };

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { usernameGrammar } from '../platforms/usernames.js';
 import type { PlatformName } from '../platforms/types.js';
 import { makeComment } from './records.test-helper.js';
-import { extractMention as extract, mentionableText, type MentionNames } from './mention.js';
+import { adversarialBodies } from '../../test/support/adversarial-markdown.js';
+import {
+  extractMention as extract,
+  MENTION_SCAN_LIMIT,
+  mentionableText,
+  type MentionNames,
+} from './mention.js';
 import { routeEvent } from './route-event.js';
 
 const names = { workerUsername: 'rb-worker', reviewerUsername: 'rb-review' };
@@ -63,6 +69,7 @@ describe("mention rule per platform (each platform's username grammar)", () => {
     const decision = routeEvent(comment, {
       reviewerUsername: 'rb',
       botIdentities: [],
+      allowedUsers: ['alice'],
       allowedRepos: [],
       triggers: [],
     });
@@ -174,5 +181,93 @@ describe('mentionableText', () => {
     const text = mentionableText(body);
     expect(text).toHaveLength(body.length);
     expect(text).toBe('a     c\n   \n   \n \n   \nd');
+  });
+});
+
+/**
+ * The code-span rule as it was first written (quadratic: each run re-reads the text up to every
+ * later run), kept as the reference the linear scan must agree with.
+ */
+function referenceCodeSpans(text: string): string {
+  const chars = text.split('');
+  const runs = [...text.matchAll(/`+/g)].map((m) => ({ start: m.index, length: m[0].length }));
+  let i = 0;
+  while (i < runs.length) {
+    const open = runs[i]!;
+    let closed = false;
+    if (!(open.start > 0 && text[open.start - 1] === '\\')) {
+      for (let j = i + 1; j < runs.length; j++) {
+        const close = runs[j]!;
+        if (/\n[ \t]*\n/.test(text.slice(open.start + open.length, close.start))) break;
+        if (close.length === open.length) {
+          for (let k = open.start; k < close.start + close.length; k++) if (chars[k] !== '\n') chars[k] = ' ';
+          i = j + 1;
+          closed = true;
+          break;
+        }
+      }
+    }
+    if (!closed) i += 1;
+  }
+  return chars.join('');
+}
+
+describe('the mention scan is linear and bounded (issue 27)', () => {
+  it('agrees with the reference code-span rule on 3,000 random bodies', () => {
+    let seed = 27;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pieces = ['`', '``', '```', '\\', '\n', ' ', '\t', 'x', '@rb', '\n\n', '\n \n'];
+    for (let n = 0; n < 3000; n++) {
+      let body = '';
+      const length = Math.floor(rand() * 30);
+      for (let i = 0; i < length; i++) body += pieces[Math.floor(rand() * pieces.length)];
+      // No fence or quote lines here: those are blanked before the code-span pass.
+      const plain = body.replace(/^ {0,3}(```|~~~|\s*>)/gm, 'y');
+      expect(mentionableText(plain), JSON.stringify(plain)).toBe(referenceCodeSpans(plain));
+    }
+  });
+
+  it.each(adversarialBodies('@rb please review ', 65_534).map((b) => [b.name, b.body] as const))(
+    '%s (65,534 characters): the mention is found, the prompt is the rest',
+    (_name, body) => {
+      // The quadratic scan took 45 s and 14 s on the first two here (a synchronous test is not cut
+      // off by vitest's timeout, hence the explicit bound; the linear one needs ~30 ms).
+      const started = performance.now();
+      const mention = extractMention(body, { reviewerUsername: 'rb' });
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(mention).toEqual({ botType: 'reviewer', prompt: body.replace('@rb', '').trim() });
+    },
+  );
+
+  it.each(adversarialBodies('please review ', 1_000_000).map((b) => [b.name, b.body] as const))(
+    '%s (1,000,000 characters, a GitLab note): no mention, scanned up to the limit only',
+    (_name, body) => {
+      expect(extract(`${body}@rb`, { reviewerUsername: 'rb' }, usernameGrammar('gitlab'))).toBeUndefined();
+      expect(mentionableText(body)).toHaveLength(MENTION_SCAN_LIMIT);
+    },
+  );
+
+  it('sees a mention followed by a character within the first MENTION_SCAN_LIMIT code units only', () => {
+    const pad = (n: number) => 'x '.repeat(n / 2);
+    const rb = { reviewerUsername: 'rb' };
+    const atEnd = `${pad(MENTION_SCAN_LIMIT - 6)} @rb more text`;
+    expect(extractMention(atEnd, rb)?.botType).toBe('reviewer');
+    // What follows a name that ends right at the cut is not read: it may go on past the cut.
+    expect(extractMention(`${pad(MENTION_SCAN_LIMIT - 4)} @rb more text`, rb)).toBeUndefined();
+    expect(extractMention(`${pad(MENTION_SCAN_LIMIT)}@rb hi`, rb)).toBeUndefined();
+    // Cut inside the name, or inside what may continue it.
+    expect(extractMention(`${pad(MENTION_SCAN_LIMIT - 2)}@rb hi`, rb)).toBeUndefined();
+    expect(extractMention(`${pad(MENTION_SCAN_LIMIT - 4)} @rb-x hi`, rb)).toBeUndefined();
+    const gitlabDots = `${pad(MENTION_SCAN_LIMIT - 8)} @rb.....x`;
+    expect(extract(gitlabDots, rb, usernameGrammar('gitlab'))).toBeUndefined();
+    // A code span still open at the cut may close after it: a mention in it is not seen.
+    const openSpan = `${pad(MENTION_SCAN_LIMIT - 10)}\` @rb ${pad(20)}\``;
+    expect(extractMention(openSpan, rb)).toBeUndefined();
+    // ... but a run left open in an earlier paragraph is literal text, as in a whole body.
+    const earlier = `a \` @rb b\n\n${pad(MENTION_SCAN_LIMIT)}`;
+    expect(extractMention(earlier, rb)).toEqual({
+      botType: 'reviewer',
+      prompt: earlier.replace('@rb', '').trim(),
+    });
   });
 });

@@ -3,6 +3,8 @@
  * comment body that is outside Markdown code (inline code spans, ``` / ~~~ fenced blocks) and
  * outside `>` quote lines, and turns it into a Mention (bot type + prompt). Where a mention starts
  * and ends is the platform's own rule (its `UsernameGrammar`, declared in `src/platforms`).
+ * The scan is linear in a bounded prefix of the body (`MENTION_SCAN_LIMIT`): the body is untrusted
+ * and the scan runs while the webhook waits for its answer.
  */
 import type { UsernameGrammar } from '../platforms/usernames.js';
 import type { BotType, Mention } from './types.js';
@@ -12,6 +14,20 @@ export interface MentionNames {
   workerUsername?: string | undefined;
   reviewerUsername?: string | undefined;
 }
+
+/**
+ * How much of a comment body the mention rule reads: its first 65,536 UTF-16 code units (GitHub
+ * limits a comment body to 65,536 characters). GitLab notes may be up to 1,000,000 characters; a
+ * mention counts only when the character after it lies within this prefix (what follows a name
+ * decides where it ends), so one at or beyond the cut is not seen. Keeps the Markdown scan of an
+ * untrusted body bounded (it runs on the webhook's request path).
+ */
+export const MENTION_SCAN_LIMIT = 65_536;
+
+const BACKTICK = 0x60;
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const TAB = 0x09;
 
 /** `[bot]`, the suffix of GitHub App accounts (`<app-slug>[bot]`). */
 const BOT_SUFFIX = '[bot]';
@@ -67,44 +83,92 @@ function blankBlocks(body: string, chars: string[]): void {
   }
 }
 
+/** A run of backticks: where it starts, how many, and its paragraph (blank lines seen before it). */
+interface BacktickRun {
+  start: number;
+  length: number;
+  paragraph: number;
+}
+
+/**
+ * Every backtick run of `text` in order, with its paragraph number: the count of blank lines
+ * (`\n[ \t]*\n`) before the run. Two runs are in one paragraph exactly when no blank line lies
+ * between them. One pass, O(text.length).
+ */
+function backtickRuns(text: string): { runs: BacktickRun[]; paragraphs: number } {
+  const runs: BacktickRun[] = [];
+  let paragraph = 0;
+  let lineStart = 0;
+  let lineBlank = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === NEWLINE) {
+      // A whitespace-only line between two newlines ends the paragraph.
+      if (lineBlank && lineStart > 0) paragraph++;
+      lineStart = i + 1;
+      lineBlank = true;
+    } else if (c === BACKTICK) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) === BACKTICK) end++;
+      runs.push({ start: i, length: end - i, paragraph });
+      lineBlank = false;
+      i = end - 1;
+    } else if (c !== SPACE && c !== TAB) {
+      lineBlank = false;
+    }
+  }
+  return { runs, paragraphs: paragraph };
+}
+
 /**
  * Blanks inline code spans in `text` (already without fenced blocks and quotes): a run of N
  * backticks up to the next run of exactly N backticks in the same paragraph (no blank line in
  * between). A run without a closing run is literal text; a backslash-escaped backtick opens nothing.
+ * `cut`: `text` is a prefix of the body, so a run left open in its last paragraph may close after
+ * it; such a run is taken to open a span to the end of `text` (a mention there is not seen).
+ * O(text.length): each run's closing candidate is found by one backwards pass.
  */
-function blankCodeSpans(text: string, chars: string[]): void {
-  const runs = [...text.matchAll(/`+/g)].map((m) => ({ start: m.index, length: m[0].length }));
+function blankCodeSpans(text: string, chars: string[], cut: boolean): void {
+  const { runs, paragraphs } = backtickRuns(text);
+  // next[i]: the index of the next run of the same length in the same paragraph, or -1.
+  const next = new Int32Array(runs.length).fill(-1);
+  const latest = new Map<number, number>();
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const run = runs[i] as BacktickRun;
+    if (i + 1 < runs.length && (runs[i + 1] as BacktickRun).paragraph !== run.paragraph) latest.clear();
+    next[i] = latest.get(run.length) ?? -1;
+    latest.set(run.length, i);
+  }
   let i = 0;
   while (i < runs.length) {
-    const open = runs[i] as { start: number; length: number };
+    const open = runs[i] as BacktickRun;
     const escaped = open.start > 0 && text[open.start - 1] === '\\';
-    let closed = false;
-    if (!escaped) {
-      for (let j = i + 1; j < runs.length; j++) {
-        const close = runs[j] as { start: number; length: number };
-        const between = text.slice(open.start + open.length, close.start);
-        if (/\n[ \t]*\n/.test(between)) break;
-        if (close.length === open.length) {
-          blank(chars, open.start, close.start + close.length);
-          i = j + 1;
-          closed = true;
-          break;
-        }
-      }
+    const j = escaped ? -1 : (next[i] as number);
+    if (j >= 0) {
+      const close = runs[j] as BacktickRun;
+      blank(chars, open.start, close.start + close.length);
+      i = j + 1;
+    } else if (cut && !escaped && open.paragraph === paragraphs) {
+      blank(chars, open.start, text.length);
+      return;
+    } else {
+      i += 1;
     }
-    if (!closed) i += 1;
   }
 }
 
 /**
- * The body with every character inside code spans, fenced code blocks and quote lines replaced by
- * a space (same length, same offsets), i.e. the text in which mentions count.
+ * The first `MENTION_SCAN_LIMIT` code units of the body with every character inside code spans,
+ * fenced code blocks and quote lines replaced by a space (same length, same offsets), i.e. the text
+ * in which mentions count. O(length): linear in the (bounded) prefix, whatever its Markdown.
  */
 export function mentionableText(body: string): string {
+  const cut = body.length > MENTION_SCAN_LIMIT;
+  const prefix = cut ? body.slice(0, MENTION_SCAN_LIMIT) : body;
   // UTF-16 code units, so offsets match `body.slice` (spreading would split by code point).
-  const chars = body.split('');
-  blankBlocks(body, chars);
-  blankCodeSpans(chars.join(''), chars);
+  const chars = prefix.split('');
+  blankBlocks(prefix, chars);
+  blankCodeSpans(chars.join(''), chars, cut);
   return chars.join('');
 }
 
@@ -124,9 +188,16 @@ function mentionPattern(username: string): RegExp | undefined {
   return patterns.get(username);
 }
 
-/** Where `@<username>` first occurs in `text` as a mention: offset and matched length. */
+/**
+ * Where `@<username>` first occurs in `text` as a mention: offset and matched length. `probe` is
+ * the text the grammar looks around a match in: `text` itself, or, when `text` is a cut prefix,
+ * `text` plus a letter (a username character on every platform), so a name whose end touches the
+ * cut may continue past it and is not taken as a mention. Linear: the matches do not overlap and
+ * the grammar reads the characters around each one only up to the next `@`.
+ */
 function findMention(
   text: string,
+  probe: string,
   username: string,
   grammar: UsernameGrammar,
 ): { index: number; length: number } | undefined {
@@ -134,7 +205,7 @@ function findMention(
   if (!pattern) return undefined;
   for (const match of text.matchAll(pattern)) {
     const end = match.index + match[0].length;
-    if (!grammar.canStartMention(text, match.index) || !grammar.endsMention(text, end)) continue;
+    if (!grammar.canStartMention(probe, match.index) || !grammar.endsMention(probe, end)) continue;
     return { index: match.index, length: match[0].length };
   }
   return undefined;
@@ -154,6 +225,9 @@ function findMention(
  * reviewer; the reviewer wins a tie, i.e. when both names are the same). The prompt is the body
  * with that one mention removed, trimmed.
  *
+ * Only the first `MENTION_SCAN_LIMIT` code units are read for the mention (a later one is not
+ * seen), in time linear in them; the prompt keeps the whole body.
+ *
  * @returns the Mention, or undefined when no configured bot is mentioned.
  */
 export function extractMention(
@@ -164,13 +238,14 @@ export function extractMention(
   // Most comments mention nobody: skip the Markdown scan then.
   if (!body.includes('@')) return undefined;
   const text = mentionableText(body);
+  const probe = text.length < body.length ? `${text}a` : text;
   const candidates: Array<{ botType: BotType; index: number; length: number }> = [];
   for (const [botType, username] of [
     ['reviewer', names.reviewerUsername],
     ['worker', names.workerUsername],
   ] as const) {
     if (!username) continue;
-    const found = findMention(text, username, grammar);
+    const found = findMention(text, probe, username, grammar);
     if (found) candidates.push({ botType, ...found });
   }
   if (candidates.length === 0) return undefined;

@@ -7,6 +7,7 @@ const rules: RouteRules = {
   reviewerUsername: 'rb-review',
   workerUsername: 'rb-worker',
   botIdentities: ['reviewbot-app[bot]', 'reviewbot-token-user'],
+  allowedUsers: ['alice', 'Bob'],
   allowedRepos: [],
   triggers: ['pr_opened'],
 };
@@ -92,6 +93,30 @@ describe('routeEvent', () => {
       ignore('repository acme/widgets is not in allowed_repos'),
     ],
     [
+      'a mention by a user outside allowed_users',
+      makeComment({ authorUsername: 'mallory', body: '@rb-review go' }),
+      {},
+      ignore('user mallory is not allowed'),
+    ],
+    [
+      'a mention by an allowed user (any case)',
+      makeComment({ authorUsername: 'BOB', body: '@rb-review go' }),
+      {},
+      { action: 'job', botType: 'reviewer', prompt: 'go' },
+    ],
+    [
+      'a comment when allowed_users is empty',
+      makeComment({ body: '@rb-review go' }),
+      { allowedUsers: [] },
+      ignore('user alice is not allowed'),
+    ],
+    [
+      'a lifecycle trigger by a user outside allowed_users',
+      makeLifecycle({ authorUsername: 'mallory' }),
+      {},
+      { action: 'job', botType: 'reviewer', prompt: '' },
+    ],
+    [
       'a mention of a bot that is not configured',
       makeComment({ body: '@rb-worker go' }),
       { workerUsername: undefined },
@@ -99,6 +124,38 @@ describe('routeEvent', () => {
     ],
   ])('%s', (_label, comment, override, expected) => {
     expect(routeEvent(comment, { ...rules, ...override })).toEqual(expected);
+  });
+});
+
+describe('routeEvent reads the body only of comments that may start a job', () => {
+  /** `comment` whose `body` throws when read: routing must decide from the payload's names. */
+  function unreadable(comment: ReviewComment): ReviewComment {
+    return Object.defineProperty({ ...comment }, 'body', {
+      get(): string {
+        throw new Error('the body was read');
+      },
+    });
+  }
+
+  it.each<[string, ReviewComment, RouteDecision]>([
+    [
+      'a user outside allowed_users',
+      makeComment({ authorUsername: 'mallory' }),
+      ignore('user mallory is not allowed'),
+    ],
+    ['the bot itself', makeComment({ authorUsername: 'rb-review' }), ignore('comment by a bot')],
+    ['a [bot] account', makeComment({ authorUsername: 'renovate[bot]' }), ignore('comment by a bot')],
+    [
+      'a repository outside allowed_repos',
+      makeComment({ repoFullName: 'acme/other' }),
+      ignore('repository acme/other is not in allowed_repos'),
+    ],
+  ])('%s: ignored without reading the body', (_label, comment, expected) => {
+    expect(routeEvent(unreadable(comment), { ...rules, allowedRepos: ['acme/widgets'] })).toEqual(expected);
+  });
+
+  it('an allowed user: the body is read', () => {
+    expect(() => routeEvent(unreadable(makeComment()), rules)).toThrow('the body was read');
   });
 });
 

@@ -1,6 +1,8 @@
 /**
  * Routing a normalized event (CONTRACT §6): which bot, if any, a ReviewComment starts. A pure
- * decision; authorization against `access.allowed_users` comes afterwards, in `handleComment`.
+ * decision. Who wrote a comment (a bot, a user outside `access.allowed_users`) is decided from the
+ * payload before its body is read: the Markdown scan of an untrusted body runs only for comments
+ * that may start a job.
  */
 import type { EventType, ReviewComment } from '../platforms/types.js';
 import { usernameGrammar } from '../platforms/usernames.js';
@@ -18,6 +20,8 @@ export interface RouteRules {
   workerUsername?: string | undefined;
   /** The bot's own logins as the platforms report them (`Platform.getBotUsernames()`). */
   botIdentities: string[];
+  /** `access.allowed_users`: who may start a job by comment; empty = nobody. */
+  allowedUsers: readonly string[];
   /** `access.allowed_repos`; empty = every repository. */
   allowedRepos: string[];
   /** `reviewer.triggers`: lifecycle events that start a review. */
@@ -36,6 +40,12 @@ export function isBotAuthor(login: string, rules: RouteRules): boolean {
   return own.some((name) => name !== undefined && name !== '' && name.toLowerCase() === lower);
 }
 
+/** True when `login` is in `allowedUsers` (case-insensitive); an empty list allows nobody. */
+export function isAllowedUser(login: string, allowedUsers: readonly string[]): boolean {
+  const lower = login.toLowerCase();
+  return allowedUsers.some((user) => user.toLowerCase() === lower);
+}
+
 /**
  * Decides what `comment` starts, in this order:
  * 1. a repository outside a non-empty `allowedRepos` (compared case-insensitively) → ignore;
@@ -43,9 +53,12 @@ export function isBotAuthor(login: string, rules: RouteRules): boolean {
  *    `triggers`, else ignore;
  * 3. a comment by the bot itself (`botIdentities`, the configured usernames) or by any account
  *    whose login ends in `[bot]` → ignore "comment by a bot";
- * 4. no mention of a configured bot (see `extractMention`; the comment's platform decides where a
+ * 4. a comment by a user outside `allowedUsers` → ignore "user <login> is not allowed";
+ * 5. no mention of a configured bot (see `extractMention`; the comment's platform decides where a
  *    username ends) → ignore;
- * 5. otherwise a job for the mentioned bot with the mention's prompt.
+ * 6. otherwise a job for the mentioned bot with the mention's prompt.
+ * Steps 1–4 read only the payload's names, never `comment.body`: the body is scanned (linear, in
+ * a bounded prefix) only for an allowed user's comment.
  */
 export function routeEvent(comment: ReviewComment, rules: RouteRules): RouteDecision {
   if (rules.allowedRepos.length > 0) {
@@ -60,6 +73,9 @@ export function routeEvent(comment: ReviewComment, rules: RouteRules): RouteDeci
       : { action: 'ignore', reason: `trigger ${comment.eventType} is not enabled` };
   }
   if (isBotAuthor(comment.authorUsername, rules)) return { action: 'ignore', reason: 'comment by a bot' };
+  if (!isAllowedUser(comment.authorUsername, rules.allowedUsers)) {
+    return { action: 'ignore', reason: `user ${comment.authorUsername} is not allowed` };
+  }
   const mention = extractMention(
     comment.body,
     { reviewerUsername: rules.reviewerUsername, workerUsername: rules.workerUsername },

@@ -217,6 +217,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       files: fileDiffs,
       ignore: [...new Set([...limits.ignore, ...memory.rules.ignore])],
       gitattributes,
+      logger,
     });
     const skippedPaths = new Set(wholeTriage.skipped.map((f) => f.path));
     const triage = {

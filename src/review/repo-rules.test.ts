@@ -3,7 +3,7 @@ import { silentLogger } from '../logger.js';
 import type { Platform } from '../platforms/types.js';
 import {
   buildRulesPromptSection,
-  ignoreMatcher,
+  ignoredPaths,
   loadRepoRules,
   mergeRules,
   parseRulesFile,
@@ -61,11 +61,13 @@ describe('mergeRules', () => {
     expect(mergeRules(SERVER, { review: { incremental: false } }).incremental).toBe(false);
   });
 
-  it('matches ignore globs on dotfiles too', () => {
-    const isIgnored = ignoreMatcher({ ignore: ['docs/**', '**/*.snap'] });
-    expect(isIgnored('docs/.hidden/a.md')).toBe(true);
-    expect(isIgnored('src/__snapshots__/a.snap')).toBe(true);
-    expect(isIgnored('src/a.ts')).toBe(false);
+  it('matches ignore globs on dotfiles too', async () => {
+    const ignored = await ignoredPaths({ ignore: ['docs/**', '**/*.snap'] }, [
+      'docs/.hidden/a.md',
+      'src/__snapshots__/a.snap',
+      'src/a.ts',
+    ]);
+    expect([...ignored]).toEqual(['docs/.hidden/a.md', 'src/__snapshots__/a.snap']);
   });
 });
 
@@ -102,7 +104,7 @@ describe('loadRepoRules', () => {
       ['AGENTS.md', false, 8],
       ['REVIEW.md', true, 8000],
     ]);
-    const section = buildRulesPromptSection(rules, ['src/a.ts', 'README.md']);
+    const section = await buildRulesPromptSection(rules, ['src/a.ts', 'README.md']);
     expect(section).toMatch(/kind="review-instructions">\nServer says\.\n\nRepo says\.\n<\/untrusted-data-/);
     expect(section).toContain('For files matching src/** (src/a.ts):\nMind src.');
     expect(section).toMatch(/Project guidelines from REVIEW\.md \(base branch, truncated\)/);

@@ -5,10 +5,10 @@
  * reviewed by — merged with the server's `review.*` settings. A bad file never stops a review: the
  * defaults apply and `problems` says which key was wrong, for the review body.
  */
-import picomatch from 'picomatch';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { Logger } from '../logger.js';
 import type { Platform } from '../platforms/types.js';
+import { matchGlobSpecs } from '../patterns/glob-match.js';
 import { RepoRulesFile, type PathInstruction } from './repo-rules-schema.js';
 import { createFence } from './prompt.js';
 
@@ -20,6 +20,12 @@ export const GUIDELINE_FILES = ['AGENTS.md', 'CLAUDE.md', '.github/copilot-instr
 export const MAX_GUIDELINE_CHARS = 8_000;
 /** Characters of all guideline files together. */
 export const MAX_GUIDELINES_TOTAL_CHARS = 20_000;
+/**
+ * Wall-clock limit of matching one set of rule globs against a review's paths, ms. The globs come
+ * from the repository, so they are matched in a worker thread (`matchGlobSpecs`); a glob still
+ * running at the limit, and those after it, are not applied (logged).
+ */
+export const RULES_GLOB_TIMEOUT_MS = 2_000;
 
 /** The server's `review.*` settings these rules merge with (`config.review`). */
 export interface ServerReviewSettings {
@@ -161,18 +167,78 @@ export async function loadRepoRules(input: LoadRepoRulesInput): Promise<Effectiv
   return rules;
 }
 
-/** A predicate telling whether `path` matches one of the rules' ignore globs. */
-export function ignoreMatcher(rules: Pick<EffectiveRules, 'ignore'>): (path: string) => boolean {
-  if (rules.ignore.length === 0) return () => false;
-  return picomatch(rules.ignore, { dot: true });
+/**
+ * The `paths` matching one of the rules' ignore globs, matched off the main thread. A glob that
+ * cannot be evaluated (too long, invalid, over `timeoutMs`) ignores nothing and is logged.
+ */
+export async function ignoredPaths(
+  rules: Pick<EffectiveRules, 'ignore'>,
+  paths: readonly string[],
+  logger?: Logger,
+  timeoutMs = RULES_GLOB_TIMEOUT_MS,
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (rules.ignore.length === 0 || paths.length === 0) return out;
+  const outcome = await matchGlobSpecs(
+    rules.ignore.map((pattern) => ({ pattern })),
+    paths,
+    timeoutMs,
+  );
+  logGlobFailures(logger, 'review.ignore', rules.ignore, outcome.failures);
+  for (const matched of outcome.matches) for (const i of matched ?? []) out.add(paths[i]!);
+  return out;
+}
+
+/** Logs each rule glob that was not applied, with the reason. */
+export function logGlobFailures(
+  logger: Logger | undefined,
+  key: string,
+  patterns: readonly string[],
+  failures: ReadonlyMap<number, string>,
+): void {
+  for (const [index, reason] of failures) {
+    logger?.warn(
+      { key, pattern: patterns[index]?.slice(0, 200), reason },
+      'a repository glob was not applied',
+    );
+  }
+}
+
+/**
+ * The path instructions whose glob matches one of `reviewedPaths`, each with those paths, matched
+ * off the main thread (a glob that cannot be evaluated matches nothing and is logged).
+ */
+export async function matchPathInstructions(
+  rules: Pick<EffectiveRules, 'pathInstructions'>,
+  reviewedPaths: readonly string[],
+  logger?: Logger,
+  timeoutMs = RULES_GLOB_TIMEOUT_MS,
+): Promise<Array<{ entry: PathInstruction; paths: string[] }>> {
+  const patterns = rules.pathInstructions.map((entry) => entry.path);
+  if (patterns.length === 0 || reviewedPaths.length === 0) return [];
+  const outcome = await matchGlobSpecs(
+    patterns.map((pattern) => ({ pattern })),
+    reviewedPaths,
+    timeoutMs,
+  );
+  logGlobFailures(logger, 'review.path_instructions', patterns, outcome.failures);
+  return rules.pathInstructions.flatMap((entry, i) => {
+    const paths = (outcome.matches[i] ?? []).map((j) => reviewedPaths[j]!);
+    return paths.length > 0 ? [{ entry, paths }] : [];
+  });
 }
 
 /**
  * The prompt section carrying the rules: instructions, the path instructions whose glob matches a
- * reviewed file, and the guideline files. Repository text is fenced as data (it comes from the
- * base commit, but is still not the bot's own instructions). Empty when there is nothing to say.
+ * reviewed file (`matchPathInstructions`), and the guideline files. Repository text is fenced as
+ * data (it comes from the base commit, but is still not the bot's own instructions). Empty when
+ * there is nothing to say.
  */
-export function buildRulesPromptSection(rules: EffectiveRules, reviewedPaths: string[]): string {
+export async function buildRulesPromptSection(
+  rules: EffectiveRules,
+  reviewedPaths: string[],
+  logger?: Logger,
+): Promise<string> {
   const fence = createFence();
   const parts: string[] = [];
   if (rules.instructions.length > 0) {
@@ -181,13 +247,9 @@ export function buildRulesPromptSection(rules: EffectiveRules, reviewedPaths: st
       fence.wrap('review-instructions', rules.instructions.join('\n\n')),
     );
   }
-  const matching = rules.pathInstructions.flatMap((entry) => {
-    const isMatch = picomatch(entry.path, { dot: true });
-    const paths = reviewedPaths.filter((p) => isMatch(p));
-    return paths.length > 0
-      ? [`For files matching ${entry.path} (${paths.join(', ')}):\n${entry.instructions}`]
-      : [];
-  });
+  const matching = (await matchPathInstructions(rules, reviewedPaths, logger)).map(
+    ({ entry, paths }) => `For files matching ${entry.path} (${paths.join(', ')}):\n${entry.instructions}`,
+  );
   if (matching.length > 0) {
     parts.push('Path-specific instructions:', fence.wrap('path-instructions', matching.join('\n\n')));
   }

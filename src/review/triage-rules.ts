@@ -7,9 +7,9 @@
  *   `-diff`, with their negations), matched as gitattributes(5) says;
  * - lock files and minified files, which Linguist treats as generated.
  */
-import picomatch from 'picomatch';
 import { parse as parseYaml } from 'yaml';
 import { onceUntilRejected } from '../once-until-rejected.js';
+import { matchGlobSpecs, type GlobMatchOutcome, type GlobSpec } from '../patterns/glob-match.js';
 
 /**
  * Linguist's path rules, compiled: one regex per entry, case-sensitive as Linguist applies them
@@ -170,8 +170,9 @@ export interface PathAttributes {
   diff?: boolean;
 }
 
-interface AttributeLine {
-  match: (path: string) => boolean;
+/** One line of `.gitattributes`: its glob (as picomatch takes it) and the attributes it sets. */
+export interface AttributeLine {
+  spec: GlobSpec;
   attrs: PathAttributes;
 }
 
@@ -189,13 +190,13 @@ function applyToken(token: string, attrs: PathAttributes): void {
 }
 
 /**
- * Parses a `.gitattributes` file into matchers. A pattern without `/` matches the base name at any
+ * Parses a `.gitattributes` file into its lines. A pattern without `/` matches the base name at any
  * depth; with `/` it is anchored at the root (gitattributes(5)); `**` spans directories; negative
  * patterns (`!x`) are not allowed by git and are ignored, as git ignores them. A pattern ending in
  * `/` matches a directory, and "patterns that match a directory do not recursively match paths
  * inside that directory" (gitattributes(5)): such a line applies to no file, as in git.
  */
-export function parseGitattributes(text: string): (path: string) => PathAttributes {
+export function parseGitattributes(text: string): AttributeLine[] {
   const lines: AttributeLine[] = [];
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
@@ -205,18 +206,38 @@ export function parseGitattributes(text: string): (path: string) => PathAttribut
     const attrs: PathAttributes = {};
     for (const token of tokens) applyToken(token, attrs);
     const anchored = pattern.replace(/^\//, '');
-    const hasSlash = pattern.includes('/');
-    const match = picomatch(anchored, { dot: true, basename: !hasSlash });
-    lines.push({ match, attrs });
+    lines.push({ spec: { pattern: anchored, basename: !pattern.includes('/') }, attrs });
   }
-  return (path) => {
-    const out: PathAttributes = {};
-    for (const line of lines) {
-      if (!line.match(path)) continue;
+  return lines;
+}
+
+/**
+ * What `.gitattributes` (`text`) says about each of `paths` (later lines win, as in git). The
+ * patterns come from the repository, so they are matched in a worker thread (`matchGlobSpecs`); a
+ * line whose pattern cannot be evaluated within `timeoutMs` (or at all) applies to no path and is
+ * reported in `outcome.failures` by line index.
+ */
+export async function gitattributesFor(
+  text: string,
+  paths: readonly string[],
+  timeoutMs: number,
+): Promise<{ attributes: Map<string, PathAttributes>; lines: AttributeLine[]; outcome: GlobMatchOutcome }> {
+  const lines = parseGitattributes(text);
+  const outcome = await matchGlobSpecs(
+    lines.map((line) => line.spec),
+    paths,
+    timeoutMs,
+  );
+  const attributes = new Map<string, PathAttributes>();
+  lines.forEach((line, i) => {
+    for (const index of outcome.matches[i] ?? []) {
+      const path = paths[index]!;
+      const out = attributes.get(path) ?? {};
       for (const key of ['generated', 'vendored', 'diff'] as const) {
         if (key in line.attrs) out[key] = line.attrs[key];
       }
+      attributes.set(path, out);
     }
-    return out;
-  };
+  });
+  return { attributes, lines, outcome };
 }

@@ -4,15 +4,17 @@
  * files, binaries and `review.ignore` globs are skipped: never shown to the model, never commented
  * on, each listed in the receipt with its reason.
  */
-import picomatch from 'picomatch';
+import type { Logger } from '../logger.js';
+import { matchGlobSpecs } from '../patterns/glob-match.js';
 import type { FileDiff } from '../diff/diff.js';
+import { logGlobFailures, RULES_GLOB_TIMEOUT_MS } from './repo-rules.js';
 import {
   hasGeneratedHeader,
   hasMinifiedContent,
+  gitattributesFor,
   hasMinifiedName,
   isLockFile,
   loadLinguistRules,
-  parseGitattributes,
   type LinguistRules,
   type PathAttributes,
 } from './triage-rules.js';
@@ -35,6 +37,10 @@ export interface TriageInput {
   gitattributes?: string | undefined;
   /** Linguist's rules; default: `loadLinguistRules()`. */
   rules?: LinguistRules;
+  /** Where a glob that could not be applied is reported (warn). */
+  logger?: Logger;
+  /** Wall-clock limit of matching each glob set (ignore, `.gitattributes`), ms; default `RULES_GLOB_TIMEOUT_MS`. */
+  globTimeoutMs?: number;
 }
 
 /** What triage decided. */
@@ -60,12 +66,12 @@ function newFileLines(file: FileDiff): string[] | undefined {
 
 function reasonOf(
   file: FileDiff,
-  ignored: (path: string) => boolean,
+  ignored: ReadonlySet<string>,
   attrs: PathAttributes,
   rules: LinguistRules,
 ): SkipReason | undefined {
   const { path } = file;
-  if (ignored(path)) return 'review.ignore';
+  if (ignored.has(path)) return 'review.ignore';
   if (attrs.diff === false) return 'no diff';
   if (file.binary) return 'binary';
   if (attrs.generated === true) return 'generated';
@@ -88,17 +94,33 @@ function reasonOf(
  * lock file, minified (by name; by average line length for new files only), Linguist's generated
  * rules (path patterns; generator banners in the first lines of new files only), Linguist's vendored
  * paths. All of Linguist's rules are case-sensitive, as Linguist applies them. `linguist-generated=false` /
- * `linguist-vendored=false` in `.gitattributes` keep a file Linguist would skip.
+ * `linguist-vendored=false` in `.gitattributes` keep a file Linguist would skip. The `review.ignore`
+ * and `.gitattributes` globs are matched in a worker thread (they come from the repository); one
+ * that cannot be evaluated in time is not applied and is logged.
  * @throws Error when Linguist's data cannot be loaded (package missing).
  */
 export async function triageFiles(input: TriageInput): Promise<TriageResult> {
   const rules = input.rules ?? (await loadLinguistRules());
-  const ignored =
-    input.ignore.length > 0 ? picomatch([...input.ignore], { dot: true }) : (): boolean => false;
-  const attributesOf = input.gitattributes ? parseGitattributes(input.gitattributes) : () => ({});
+  const timeoutMs = input.globTimeoutMs ?? RULES_GLOB_TIMEOUT_MS;
+  const paths = input.files.map((f) => f.path);
+  const ignore = [...input.ignore];
+  const [ignoreOutcome, attributes] = await Promise.all([
+    matchGlobSpecs(
+      ignore.map((pattern) => ({ pattern })),
+      paths,
+      timeoutMs,
+    ),
+    input.gitattributes ? gitattributesFor(input.gitattributes, paths, timeoutMs) : undefined,
+  ]);
+  logGlobFailures(input.logger, 'review.ignore', ignore, ignoreOutcome.failures);
+  if (attributes) {
+    const patterns = attributes.lines.map((line) => line.spec.pattern);
+    logGlobFailures(input.logger, '.gitattributes', patterns, attributes.outcome.failures);
+  }
+  const ignored = new Set(ignoreOutcome.matches.flatMap((m) => (m ?? []).map((i) => paths[i]!)));
   const result: TriageResult = { kept: [], skipped: [] };
   for (const file of input.files) {
-    const reason = reasonOf(file, ignored, attributesOf(file.path), rules);
+    const reason = reasonOf(file, ignored, attributes?.attributes.get(file.path) ?? {}, rules);
     if (reason === undefined) result.kept.push(file);
     else result.skipped.push({ path: file.path, reason });
   }

@@ -85,6 +85,7 @@ describe('Claude Code tool guard', () => {
     ['C:/x/*', true],
     ['src/**/*.ts', false],
     ['a..b/*.ts', false],
+    ['*'.repeat(1_001), true],
   ])('checkGlobPattern(%s) refuses: %s', (pattern, refused) => {
     expect(checkGlobPattern(pattern) !== undefined).toBe(refused);
   });

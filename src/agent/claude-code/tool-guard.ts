@@ -12,6 +12,7 @@ import type {
   HookInput,
 } from '@anthropic-ai/claude-agent-sdk';
 import type { SecretMasker } from '../../secrets.js';
+import { MAX_GLOB_PATTERN_CHARS } from '../../patterns/glob-match.js';
 import { SandboxUnavailableError } from '../sandbox/errors.js';
 import { isInsideRoot, resolveToolPath } from '../tools/confine.js';
 import { CREDENTIAL_VARS } from './environment.js';
@@ -77,8 +78,15 @@ export async function checkClaudeToolPath(
   }
 }
 
-/** Refusal reason for a glob pattern that is absolute, starts at `~` or has a `..` segment. */
+/**
+ * Refusal reason for a glob pattern that is absolute, starts at `~`, has a `..` segment or is
+ * longer than `MAX_GLOB_PATTERN_CHARS` (the limit our own Glob tool applies; Claude Code matches
+ * patterns in its own process, so a slow one cannot block the server's event loop).
+ */
 export function checkGlobPattern(pattern: string): string | undefined {
+  if (pattern.length > MAX_GLOB_PATTERN_CHARS) {
+    return `pattern too long (over ${MAX_GLOB_PATTERN_CHARS} characters)`;
+  }
   const slashed = pattern.replaceAll('\\', '/');
   if (slashed.startsWith('/') || slashed.startsWith('~') || /^[a-zA-Z]:\//.test(slashed)) {
     return `absolute patterns are not allowed (${pattern}); use a pattern relative to the workspace`;

@@ -1,8 +1,8 @@
 /** The `Glob` tool: workspace files matching a glob pattern, sorted (CONTRACT §8). */
 import { stat } from 'node:fs/promises';
-import picomatch from 'picomatch';
 import { tool } from 'ai';
 import { z } from 'zod';
+import { filterByGlob, GlobPatternError } from '../../patterns/glob-match.js';
 import { guardExecute, type ToolContext } from './context.js';
 import { resolveToolPath } from './confine.js';
 import { ToolError } from './tool-error.js';
@@ -10,6 +10,8 @@ import { walkFiles } from './walk.js';
 
 /** Most paths one Glob returns. */
 export const MAX_GLOB_RESULTS = 500;
+/** Wall-clock limit of matching one Glob pattern (in a worker thread), ms. */
+export const GLOB_TIMEOUT_MS = 10_000;
 
 /** Arguments of `Glob`, as the code-agent CLI names them. */
 export interface GlobInput {
@@ -29,7 +31,9 @@ const globInput = z.object({
  * Returns the files under `dirRelative` whose path relative to that directory matches `pattern`
  * (picomatch syntax, dotfiles included), as workspace-relative paths sorted by code point, at most
  * `MAX_GLOB_RESULTS`, followed by a note when more matched. Skips `.git` and symlinks leaving the
- * workspace. Throws `ToolError` when `dirRelative` is not a directory.
+ * workspace. The pattern comes from the model, so it is compiled and matched in a worker thread
+ * (`filterByGlob`), never on the event loop. Throws `ToolError` when `dirRelative` is not a
+ * directory, or the pattern is too long, invalid or takes longer than `timeoutMs` to match.
  */
 export async function globFiles(
   rootReal: string,
@@ -37,13 +41,15 @@ export async function globFiles(
   pattern: string,
   signal?: AbortSignal,
   isVisible?: (relative: string) => boolean,
+  timeoutMs = GLOB_TIMEOUT_MS,
 ): Promise<string> {
   const dirInfo = await stat(`${rootReal}/${dirRelative}`).catch(() => undefined);
   if (!dirInfo?.isDirectory()) throw new ToolError(`${dirRelative} is not a directory`);
-  const isMatch = picomatch(pattern, { dot: true });
   const walk = await walkFiles(rootReal, dirRelative, signal, undefined, isVisible);
   const prefix = dirRelative === '.' ? '' : `${dirRelative}/`;
-  const matches = walk.files.filter((file) => isMatch(file.slice(prefix.length))).sort(compareCodePoints);
+  const matches = (await matchToolGlob('Glob', pattern, walk.files, prefix, { timeoutMs, signal })).sort(
+    compareCodePoints,
+  );
   if (matches.length === 0)
     return walk.truncated ? 'No files found (the search stopped early).' : 'No files found.';
   const shown = matches.slice(0, MAX_GLOB_RESULTS);
@@ -52,6 +58,30 @@ export async function globFiles(
   }
   if (walk.truncated) shown.push('(the search stopped early: too many files)');
   return shown.join('\n');
+}
+
+/**
+ * The files (workspace-relative) whose path after `prefix` matches the model's `pattern`, matched
+ * in a worker thread; a pattern that cannot be evaluated becomes a `ToolError` naming `toolName`
+ * (e.g. "Glob timed out after 10000 ms; use a simpler pattern").
+ */
+export async function matchToolGlob(
+  toolName: string,
+  pattern: string,
+  files: readonly string[],
+  prefix: string,
+  options: { timeoutMs: number; signal?: AbortSignal | undefined; basename?: boolean },
+): Promise<string[]> {
+  const relative = files.map((file) => file.slice(prefix.length));
+  try {
+    const matched = new Set(await filterByGlob(pattern, relative, options));
+    return files.filter((_, i) => matched.has(relative[i]!));
+  } catch (error) {
+    if (!(error instanceof GlobPatternError)) throw error;
+    if (error.message.startsWith('timed out'))
+      throw new ToolError(`${toolName} ${error.message}; use a simpler pattern`);
+    throw new ToolError(`${toolName}: ${error.message}`);
+  }
 }
 
 /** Orders strings by UTF-16 code units, the same on every machine (no locale). */

@@ -1,11 +1,10 @@
 /** The `Grep` tool: a JavaScript regular expression over the workspace's text files (CONTRACT §8). */
 import { stat } from 'node:fs/promises';
-import picomatch from 'picomatch';
 import { tool } from 'ai';
 import { z } from 'zod';
 import { guardExecute, type ToolContext } from './context.js';
 import { resolveToolPath } from './confine.js';
-import { compareCodePoints } from './glob.js';
+import { compareCodePoints, matchToolGlob } from './glob.js';
 import { runGrepWorker } from './grep-worker.js';
 import { MAX_TEXT_FILE_BYTES } from './text-file.js';
 import { ToolError } from './tool-error.js';
@@ -39,7 +38,7 @@ const grepInput = z.object({
 /**
  * Searches the file or directory `targetRelative` of the workspace for lines matching `input.pattern`
  * (JavaScript RegExp; `-i` adds the `i` flag), optionally only in files matching `input.glob`
- * (picomatch; a pattern without `/` matches the base name). Skips `.git`, binary files, files over
+ * (picomatch, matched in a worker thread; a pattern without `/` matches the base name). Skips `.git`, binary files, files over
  * `MAX_TEXT_FILE_BYTES` and symlinks leaving the workspace. Returns `path:line:text` lines sorted by
  * path, at most `MAX_GREP_MATCHES`, or "No matches found.". Throws `ToolError` for an invalid
  * pattern or after `timeoutMs`.
@@ -66,8 +65,10 @@ export async function grepFiles(
     const walk = await walkFiles(rootReal, targetRelative, signal, undefined, isVisible);
     walkTruncated = walk.truncated;
     const prefix = targetRelative === '.' ? '' : `${targetRelative}/`;
-    const isMatch = input.glob ? picomatch(input.glob, { dot: true, basename: true }) : () => true;
-    files = walk.files.filter((file) => isMatch(file.slice(prefix.length))).sort(compareCodePoints);
+    const matching = input.glob
+      ? await matchToolGlob('Grep', input.glob, walk.files, prefix, { timeoutMs, signal, basename: true })
+      : walk.files;
+    files = [...matching].sort(compareCodePoints);
   } else {
     files = [targetRelative];
   }

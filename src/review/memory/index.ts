@@ -15,7 +15,7 @@ import type { ReviewBodyExtras } from '../body.js';
 import { toFileDiffs, type FileDiff } from '../../diff/diff.js';
 import {
   buildRulesPromptSection,
-  ignoreMatcher,
+  ignoredPaths,
   loadRepoRules,
   rulesNotice,
   type EffectiveRules,
@@ -66,7 +66,10 @@ export interface PreparedMemory {
   shownFiles: PullRequestFile[];
   /** Prompt text to append after the review prompt (plan note, rules, guidelines); may be ''. */
   promptExtra: string;
-  /** True when `path` matches `review.ignore` (server or repository). */
+  /**
+   * True when `path`, one of the pull request's files, matches `review.ignore` (server or
+   * repository); other paths are matched by `settleMemory` itself.
+   */
   isIgnored(path: string): boolean;
 }
 
@@ -98,7 +101,12 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
     // A person asked again on the reviewed head: review the whole pull request (repeats still drop).
     plan = { info: { sinceSha: plan.info.sinceSha, mode: 'full' }, files: input.prFiles };
   }
-  const isIgnored = ignoreMatcher(rules);
+  const ignored = await ignoredPaths(
+    rules,
+    [...new Set([...input.prFiles, ...plan.files].map((f) => f.path))],
+    logger,
+  );
+  const isIgnored = (path: string): boolean => ignored.has(path);
   const shownFiles = plan.files.filter((f) => !isIgnored(f.path));
   // A trigger with nothing to review — the head already reviewed, or no reviewable change since
   // (e.g. only the base branch merged in, or only ignored files) — costs no agent run.
@@ -107,9 +115,10 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
     (plan.info.mode === 'unchanged' || (plan.info.mode === 'incremental' && shownFiles.length === 0));
   const promptExtra = [
     planPromptNote(plan),
-    buildRulesPromptSection(
+    await buildRulesPromptSection(
       rules,
       shownFiles.map((f) => f.path),
+      logger,
     ),
   ]
     .filter((p) => p.length > 0)
@@ -214,12 +223,17 @@ export async function settleMemory(input: SettleMemoryInput): Promise<SettledMem
   const { memory, pullRequest: pr } = input;
   const files = new Map(input.prFileDiffs.map((f) => [f.path, f]));
   const { kept: anchored, misplaced } = checkLeftAnchors(memory, input.kept, files);
-  const visible = anchored.filter((f) => !memory.isIgnored(f.path));
+  // Findings on paths outside the pull request's files (the model may name any path) are matched
+  // here, off the main thread like the rest.
+  const unknown = [...input.kept, ...input.rejected].map((f) => f.path).filter((p) => !files.has(p));
+  const ignoredElsewhere = await ignoredPaths(memory.rules, [...new Set(unknown)]);
+  const isIgnored = (path: string): boolean => memory.isIgnored(path) || ignoredElsewhere.has(path);
+  const visible = anchored.filter((f) => !isIgnored(f.path));
   const split = splitRepeats(visible, files, memory.state.findings);
   const limit = memory.rules.maxComments;
   const kept = limit === undefined ? split.fresh : split.fresh.slice(0, limit);
   const overflow = limit === undefined ? [] : split.fresh.slice(limit);
-  const rejected = [...input.rejected, ...misplaced, ...overflow].filter((f) => !memory.isIgnored(f.path));
+  const rejected = [...input.rejected, ...misplaced, ...overflow].filter((f) => !isIgnored(f.path));
   const reviewed = new Set(memory.shownFiles.map((f) => f.path));
   const addressed = await findAddressed(memory.state.findings, reviewed, input.workspaceDir);
   const extras = memoryExtras(memory, markerHeadOf(memory, pr.headSha, input.complete ?? true), input.now);

@@ -30,7 +30,7 @@ import { loadMemoryState, type EarlierFinding, type MemoryState } from './state.
 
 export { ADDRESSED_HEADING, resolveAddressed } from './addressed.js';
 export type { EarlierFinding } from './state.js';
-export { stripMarkers, withoutMarkers } from './markers.js';
+export { neutraliseMarkers, withoutMarkers, withoutOwnMarker } from './markers.js';
 export type { EffectiveRules } from '../repo-rules.js';
 
 /** What started the review: a lifecycle trigger (no agent on an unchanged head) or a person asking. */

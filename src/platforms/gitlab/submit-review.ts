@@ -107,7 +107,8 @@ function filesOf(entries: MergeRequestDiff[]): Map<string, DiffFileLines> {
   return files;
 }
 
-interface Unplaced {
+/** A comment GitLab could not place, and why. */
+export interface Unplaced {
   comment: InlineComment;
   reason: string;
 }
@@ -133,7 +134,7 @@ const TRAILING_HIDDEN = /\n\n(<!--[^\n]*-->(?:\n<!--[^\n]*-->)*)$/;
  * The note's text: the body, then the unplaced comments, with the body's trailing hidden lines kept
  * last (review memory reads its marker only there, CONTRACT §13).
  */
-function noteText(body: string, unplaced: Unplaced[]): string {
+export function reviewNoteText(body: string, unplaced: Unplaced[]): string {
   const trimmed = body.trim();
   const hidden = TRAILING_HIDDEN.exec(trimmed);
   const main = hidden ? trimmed.slice(0, hidden.index) : trimmed;
@@ -188,7 +189,7 @@ export async function submitGitLabReview(
       unplaced.push({ comment, reason: 'GitLab refused the position' });
     }
   }
-  const text = noteText(review.body, unplaced);
+  const text = reviewNoteText(review.body, unplaced);
   if (text === '' && last) return last;
   const note = Note.parse(
     await ctx.call(`post a note on ${project}!${iid}`, () =>

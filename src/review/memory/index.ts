@@ -88,6 +88,7 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
   let plan = await planReview({
     platform,
     repoFullName: pr.repoFullName,
+    prNumber: pr.number,
     headSha: pr.headSha,
     lastHead: state.lastReview?.head,
     incremental: rules.incremental,

@@ -23,14 +23,20 @@ const file = (p: string, patch: string): PullRequestFile => ({
 });
 const PR_FILES = [file('a.ts', '@@ -1,1 +1,2 @@\n a\n+b'), file('b.ts', '@@ -1,1 +1,2 @@\n c\n+d')];
 
-function comparing(answer: CommitComparison | null | Error): Platform {
+function comparing(answer: CommitComparison | null | Error, commits?: string[] | null | Error): Platform {
   return {
     compareCommits: () => (answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer)),
+    ...(commits !== undefined
+      ? {
+          listCommitShas: () =>
+            commits instanceof Error ? Promise.reject(commits) : Promise.resolve(commits),
+        }
+      : {}),
   } as unknown as Platform;
 }
 
 describe('planReview', () => {
-  const base = { repoFullName: 'o/r', headSha: HEAD, incremental: true, prFiles: PR_FILES };
+  const base = { repoFullName: 'o/r', prNumber: 1, headSha: HEAD, incremental: true, prFiles: PR_FILES };
 
   it.each([
     ['no earlier review', undefined, true, comparing(null), { sinceSha: null, mode: 'full' }],
@@ -50,12 +56,27 @@ describe('planReview', () => {
     const plan = await planReview({ ...base, platform, lastHead: X });
     expect(plan.info).toEqual({ sinceSha: X, mode: 'incremental' });
     expect(plan.files.map((f) => f.path)).toEqual(['b.ts']);
+    // Also when X is one of the pull request's commits, or the platform's list may be cut short.
+    for (const commits of [[X, HEAD], null]) {
+      const listed = comparing({ status: 'ahead', files: [file('b.ts', '@@')] }, commits);
+      expect((await planReview({ ...base, platform: listed, lastHead: X })).info.mode).toBe('incremental');
+    }
   });
 
   it.each([
     ['diverged', comparing({ status: 'diverged', files: [] }), /not an ancestor .*force-push or rebase/],
     ['unknown commit', comparing(null), /not an ancestor/],
     ['a failing compare', comparing(new PlatformError('boom')), /could not be compared \(boom\)/],
+    [
+      'X is an ancestor but not a commit of the pull request',
+      comparing({ status: 'ahead', files: [file('b.ts', '@@')] }, [HEAD]),
+      /head 111111111111 is not a commit of this pull request/,
+    ],
+    [
+      'the commits cannot be listed',
+      comparing({ status: 'ahead', files: [file('b.ts', '@@')] }, new PlatformError('down')),
+      /commits of this pull request could not be listed \(down\)/,
+    ],
     [
       'a comparison cut at the platform limit',
       comparing({ status: 'ahead', files: [file('b.ts', '@@')], truncated: true }),

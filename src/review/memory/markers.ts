@@ -102,12 +102,13 @@ export function withoutOwnMarker(body: string): string {
 }
 
 /**
- * A model's review with every marker-shaped text removed from everything that reaches a post: the
- * summary and each comment's body, suggestion and path (`buildReviewBody` and `renderInlineBody`
- * neutralise again when the post is assembled; this keeps the result's JSON clean too).
+ * A model's review with marker-shaped text neutralised in its summary and each comment's body and
+ * suggestion (`buildReviewBody` and `renderInlineBody` neutralise again when the post is assembled;
+ * this keeps the result's JSON clean too). Paths stay as they are, so a finding on a file whose
+ * name looks like a marker still matches that file; wherever a path is posted it is neutralised.
  */
 export function withoutMarkers<
-  T extends { summary: string; comments: Array<{ body: string; path: string; suggestion?: string }> },
+  T extends { summary: string; comments: Array<{ body: string; suggestion?: string }> },
 >(output: T): T {
   return {
     ...output,
@@ -115,7 +116,6 @@ export function withoutMarkers<
     comments: output.comments.map((c) => ({
       ...c,
       body: neutraliseMarkers(c.body),
-      path: neutraliseMarkers(c.path),
       ...(c.suggestion !== undefined ? { suggestion: neutraliseMarkers(c.suggestion) } : {}),
     })),
   };

@@ -30,3 +30,40 @@ export function codeSpan(text: string): string {
   const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${ticks}${pad}${text}${pad}${ticks}`;
 }
+
+/**
+ * reviewbot's hidden memory markers (`<!-- reviewbot:… -->`, CONTRACT §13; format in
+ * `review/memory/markers.ts`) must never come from text the bot did not write. These helpers live here,
+ * below the platforms, because every platform's review rendering needs them.
+ */
+
+/** The opening of anything shaped like one of the bot's markers (any letter case and spacing). */
+const MARKER_OPENING = /<!--(?=\s*reviewbot:)/gi;
+/** Put between the two dashes of `<!--`: invisible when rendered, and it breaks the opening. */
+const WORD_JOINER = '\u2060';
+
+/**
+ * `text` with every marker-shaped opening escaped: each `<!--` followed by `reviewbot:` (any letter
+ * case, any spacing) becomes `<!-⁠-` with an invisible U+2060 WORD JOINER between the dashes, so it
+ * is neither an HTML comment nor a marker any more (inside a code span it looks the same as before).
+ * One pass is a fixed point: the joiner is not whitespace and `<!--` cannot overlap itself, so the
+ * result holds no `<!--` followed by `reviewbot:` — nesting such as
+ * `<!<!-- reviewbot: -->-- reviewbot:review …` cannot reassemble one either. Applied to every text
+ * the bot posts that it did not write itself — model output, file paths, commit messages, error
+ * texts — so none of it can plant a marker (e.g. a fake "already reviewed this head" that would
+ * silence the next trigger). Linear time; text without such an opening is returned unchanged.
+ */
+export function neutraliseMarkers(text: string): string {
+  return text.replace(MARKER_OPENING, `<!-${WORD_JOINER}-`);
+}
+
+/** A marker as the bot writes it at the end of a body, with the blank lines before it. */
+const TRAILING_MARKER = /(?:^|\n+)<!-- reviewbot:[^\n]*-->\s*$/;
+
+/**
+ * `body` without the marker the bot wrote at its end (if any): a posted body compared with what the
+ * bot would post now (CONTRACT §7's "identical to one already posted").
+ */
+export function withoutOwnMarker(body: string): string {
+  return body.replace(TRAILING_MARKER, '');
+}

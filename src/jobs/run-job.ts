@@ -4,6 +4,7 @@
  * short, secret-free reply on the pull request and a `failed` result. Never throws.
  */
 import { describeError } from '../errors.js';
+import { neutraliseMarkers } from '../review/memory/markers.js';
 import type { SecretMasker } from '../secrets.js';
 import type { JobContext } from './job-context.js';
 import { replyTargetOf } from './reply-target.js';
@@ -25,10 +26,13 @@ export function failureReason(error: unknown, masker: SecretMasker): string {
   return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON - 1)}…` : text;
 }
 
-/** The comment posted when a job fails, e.g. "reviewbot could not finish this review: …". */
+/**
+ * The comment posted when a job fails, e.g. "reviewbot could not finish this review: …"; marker-shaped
+ * text in the reason (an error may quote the pull request) is neutralised (§13, issue 27).
+ */
 export function failureReplyBody(botType: BotType, reason: string): string {
   const what = botType === 'reviewer' ? 'this review' : 'this task';
-  return `reviewbot could not finish ${what}: ${reason}`;
+  return `reviewbot could not finish ${what}: ${neutraliseMarkers(reason)}`;
 }
 
 /**

@@ -3,6 +3,7 @@
  * posted in the mention's thread.
  */
 import type { PullRequestInfo, ReviewComment } from '../platforms/types.js';
+import { neutraliseMarkers } from '../review/memory/markers.js';
 
 /** Name used when `worker.bot_username` is not configured. */
 export const DEFAULT_WORKER_NAME = 'reviewbot';
@@ -49,6 +50,8 @@ const MAX_LISTED_FILES = 20;
  * - fork: that the changes could not be pushed because fork branches are not writable, and which
  *   files they touched;
  * - no changes: nothing more.
+ *
+ * Marker-shaped text (from the summary, branch or file names) is neutralised (§13, issue 27).
  */
 export function workerReplyBody(summary: string, result: WorkerResult, pr: PullRequestInfo): string {
   const parts = [summary.trim() || '_The worker finished without a summary._'];
@@ -66,5 +69,5 @@ export function workerReplyBody(summary: string, result: WorkerResult, pr: PullR
       ].join('\n'),
     );
   }
-  return parts.join('\n\n');
+  return neutraliseMarkers(parts.join('\n\n'));
 }

@@ -175,6 +175,13 @@ export interface Platform {
    * GitLab merge base + compare); null when either commit is unknown (e.g. gone after a force-push).
    */
   compareCommits?(repoFullName: string, base: string, head: string): Promise<CommitComparison | null>;
+  /**
+   * SHAs of the pull request's commits (those its head has and its base has not), or `null` when
+   * the platform may have listed only part of them. GitHub `GET /pulls/{n}/commits` lists at most
+   * 250 (REST docs, "List commits on a pull request"); GitLab `GET .../merge_requests/:iid/commits`
+   * lists all. Review memory continues incrementally only from one of these (§13, issue 27).
+   */
+  listCommitShas?(repoFullName: string, prNumber: number): Promise<string[] | null>;
   /** Every inline review thread of the pull request with its resolved/outdated state (all pages). */
   listReviewThreads?(repoFullName: string, prNumber: number): Promise<ReviewThread[]>;
   /**

@@ -25,8 +25,9 @@ import type { ReviewBodyExtras } from './body.js';
 import {
   prepareMemory,
   settleMemory,
-  stripMarkers,
+  neutraliseMarkers,
   withoutMarkers,
+  withoutOwnMarker,
   type EarlierFinding,
   type ReviewTrigger,
 } from './memory/index.js';
@@ -243,7 +244,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     // §7's "identical to one already posted" compares bodies without the hidden markers (§13).
     const botComments = comments
       .filter((c) => botNames.has(c.authorUsername.toLowerCase()))
-      .map((c) => ({ ...c, body: stripMarkers(c.body) }));
+      .map((c) => ({ ...c, body: withoutOwnMarker(c.body) }));
 
     phase('agent', plan.parts.length > 1 ? `running ${plan.parts.length} agent runs` : 'running the agent');
     const session = createPartSession({
@@ -273,7 +274,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     }).finally(() => session.dispose());
     // A marker written by the model must not pass for the bot's own (§13).
     const merged = withoutMarkers({ summary: parts.summary, comments: parts.comments });
-    const outcome = { ...parts, ...merged, unparsed: parts.unparsed.map(stripMarkers) };
+    const outcome = { ...parts, ...merged, unparsed: parts.unparsed.map(neutraliseMarkers) };
     const run = parts.results.find((r) => r?.run)?.run;
 
     let settled: Awaited<ReturnType<typeof settleMemory>> | undefined;

@@ -1,6 +1,6 @@
 /**
  * The GitHub side of review memory (CONTRACT §13, §14): file contents at a ref (REST contents API),
- * commit comparison (REST compare API), review threads and their resolution (GraphQL `reviewThreads`
+ * commit comparison (REST compare API), the pull request's commits (REST), review threads and their resolution (GraphQL `reviewThreads`
  * and `resolveReviewThread`, through Octokit's `@octokit/graphql` client with the same credentials).
  */
 import { GraphqlResponseError } from '@octokit/graphql';
@@ -9,7 +9,10 @@ import type { CommitComparison, FileStatus, Platform, ReviewThread } from '../ty
 import type { GitHubClient } from './client.js';
 
 type MemoryMethods = Required<
-  Pick<Platform, 'getFileContent' | 'compareCommits' | 'listReviewThreads' | 'resolveThread'>
+  Pick<
+    Platform,
+    'getFileContent' | 'compareCommits' | 'listCommitShas' | 'listReviewThreads' | 'resolveThread'
+  >
 >;
 
 /** Runs a GitHub call, mapping failures to AuthError/PlatformError (the platform's `call`). */
@@ -96,6 +99,9 @@ async function graphqlCall<T>(
   }
 }
 
+/** Most commits GitHub lists for one pull request ("List commits on a pull request"). */
+const GITHUB_PULL_MAX_COMMITS = 250;
+
 /** Most files GitHub's compare endpoint lists for one comparison. */
 const GITHUB_COMPARE_MAX_FILES = 300;
 
@@ -144,6 +150,17 @@ export function gitHubMemoryMethods(client: GitHubClient, call: GitHubCall): Mem
           if (status(error) === 404 || status(error) === 422) return null;
           throw error;
         }
+      });
+    },
+
+    async listCommitShas(repoFullName, prNumber) {
+      return call(`list the commits of ${repoFullName}#${prNumber}`, async () => {
+        const commits = await client.paginate(client.rest.pulls.listCommits, {
+          ...splitRepo(repoFullName),
+          pull_number: prNumber,
+          per_page: 100,
+        });
+        return commits.length >= GITHUB_PULL_MAX_COMMITS ? null : commits.map((c) => c.sha);
       });
     },
 

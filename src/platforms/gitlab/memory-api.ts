@@ -3,6 +3,7 @@
  * - file text at a ref: `GET /projects/:id/repository/files/:file_path/raw?ref=` (repository_files.md);
  * - comparison: `GET /projects/:id/repository/merge_base?refs[]=` then
  *   `GET /projects/:id/repository/compare?from=&to=` (repositories.md);
+ * - the merge request's commits: `GET /projects/:id/merge_requests/:iid/commits` (merge_requests.md);
  * - threads: the merge request's diff discussions (`GET .../discussions`, discussions.md);
  * - resolution: `PUT /projects/:id/merge_requests/:iid/discussions/:discussion_id` with `resolved=true`.
  */
@@ -14,7 +15,10 @@ import { GitLabHttpError } from './requester.js';
 import { Discussion, MergeRequestDiff } from './schemas.js';
 
 type MemoryMethods = Required<
-  Pick<Platform, 'getFileContent' | 'compareCommits' | 'listReviewThreads' | 'resolveThread'>
+  Pick<
+    Platform,
+    'getFileContent' | 'compareCommits' | 'listCommitShas' | 'listReviewThreads' | 'resolveThread'
+  >
 >;
 
 /** Runs a GitLab call, mapping failures to AuthError/PlatformError (the platform's `call`). */
@@ -93,6 +97,15 @@ export function gitLabMemoryMethods(client: GitLabClient, call: GitLabCall): Mem
         );
         return { status, files: compared.diffs.map(toPullRequestFile) };
       });
+    },
+
+    async listCommitShas(project, iid) {
+      const commits = await call(`list the commits of ${project}!${iid}`, () =>
+        client.mergeRequests.allCommits(project, iid, { perPage: 100 }),
+      );
+      return Commit.array()
+        .parse(commits)
+        .map((c) => c.id);
     },
 
     async listReviewThreads(project, iid) {

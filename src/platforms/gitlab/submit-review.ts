@@ -7,7 +7,7 @@
  */
 import { PlatformError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { codeSpan } from '../../diff/markdown.js';
+import { codeSpan, neutraliseMarkers, withoutOwnMarker } from '../../diff/markdown.js';
 import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import type { GitLabClient } from './client.js';
 import { hasHunks } from './diffs.js';
@@ -107,7 +107,8 @@ function filesOf(entries: MergeRequestDiff[]): Map<string, DiffFileLines> {
   return files;
 }
 
-interface Unplaced {
+/** A comment GitLab could not place, and why. */
+export interface Unplaced {
   comment: InlineComment;
   reason: string;
 }
@@ -116,13 +117,29 @@ function unplacedSection(unplaced: Unplaced[]): string {
   const items = unplaced.map(({ comment: c, reason }) => {
     const range =
       c.startLine !== undefined && c.startLine < c.line ? `${c.startLine}-${c.line}` : String(c.line);
-    const body = c.body
+    // The comment's own finding marker means nothing in a note (and would show once neutralised).
+    const body = withoutOwnMarker(c.body)
       .trim()
       .replace(/\r\n/g, '\n')
       .replace(/\n(?=.)/g, '\n  ');
     return `- ${codeSpan(`${c.path}:${range}`)} (${c.side}; ${reason}): ${body}`;
   });
-  return `### ${UNPLACED_HEADING}\n\n${items.join('\n\n')}`;
+  return neutraliseMarkers(`### ${UNPLACED_HEADING}\n\n${items.join('\n\n')}`);
+}
+
+/** Hidden lines (HTML comments) that end a review body, with the blank line before them. */
+const TRAILING_HIDDEN = /\n\n(<!--[^\n]*-->(?:\n<!--[^\n]*-->)*)$/;
+
+/**
+ * The note's text: the body, then the unplaced comments, with the body's trailing hidden lines kept
+ * last (review memory reads its marker only there, CONTRACT §13).
+ */
+export function reviewNoteText(body: string, unplaced: Unplaced[]): string {
+  const trimmed = body.trim();
+  const hidden = TRAILING_HIDDEN.exec(trimmed);
+  const main = hidden ? trimmed.slice(0, hidden.index) : trimmed;
+  const sections = [main, unplaced.length > 0 ? unplacedSection(unplaced) : '', hidden?.[1] ?? ''];
+  return sections.filter((s) => s !== '').join('\n\n');
 }
 
 /**
@@ -172,8 +189,7 @@ export async function submitGitLabReview(
       unplaced.push({ comment, reason: 'GitLab refused the position' });
     }
   }
-  const sections = [review.body.trim(), unplaced.length > 0 ? unplacedSection(unplaced) : ''];
-  const text = sections.filter((s) => s !== '').join('\n\n');
+  const text = reviewNoteText(review.body, unplaced);
   if (text === '' && last) return last;
   const note = Note.parse(
     await ctx.call(`post a note on ${project}!${iid}`, () =>

@@ -30,7 +30,7 @@ import { loadMemoryState, type EarlierFinding, type MemoryState } from './state.
 
 export { ADDRESSED_HEADING, resolveAddressed } from './addressed.js';
 export type { EarlierFinding } from './state.js';
-export { stripMarkers, withoutMarkers } from './markers.js';
+export { neutraliseMarkers, withoutMarkers, withoutOwnMarker } from './markers.js';
 export type { EffectiveRules } from '../repo-rules.js';
 
 /** What started the review: a lifecycle trigger (no agent on an unchanged head) or a person asking. */
@@ -91,6 +91,7 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
   let plan = await planReview({
     platform,
     repoFullName: pr.repoFullName,
+    prNumber: pr.number,
     headSha: pr.headSha,
     lastHead: state.lastReview?.head,
     incremental: rules.incremental,

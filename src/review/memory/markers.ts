@@ -7,8 +7,11 @@
  * - Finding marker, at the end of each inline comment:
  *   `<!-- reviewbot:finding fp=<16-hex fingerprint> side=<RIGHT|LEFT> n=<anchored line count> -->`
  *
- * The format is the project's own; the README documents it. Anything else that looks like a
- * marker (a human quoting one, a malformed value) is ignored, never trusted to carry other data.
+ * The format is the project's own; the README documents it. Markers cannot be forged (issue 27):
+ * every text the bot posts that it did not write itself (model output, file paths, titles, error
+ * texts) goes through `neutraliseMarkers` where posts are assembled, and a marker is read only where
+ * the product writes it — the last thing of a body, on a line of its own. Anything else that looks
+ * like a marker (a human quoting one, a malformed value, one in the middle of a body) is ignored.
  */
 import type { DiffSide } from '../../platforms/types.js';
 
@@ -29,8 +32,12 @@ export interface FindingMarker {
   n: number;
 }
 
-const REVIEW = /<!-- reviewbot:review head=([0-9a-f]{7,64}) at=(\d{4}-\d\d-\d\dT[\d:.]+Z) -->/g;
-const FINDING = /<!-- reviewbot:finding fp=([0-9a-f]{16}) side=(RIGHT|LEFT) n=(\d{1,5}) -->/;
+/** Review marker as the last thing of a body, on its own line (trailing whitespace allowed). */
+const REVIEW_AT_END =
+  /(?:^|\n)<!-- reviewbot:review head=([0-9a-f]{7,64}) at=(\d{4}-\d\d-\d\dT[\d:.]+Z) -->\s*$/;
+/** Finding marker as the last thing of an inline comment's body, on its own line. */
+const FINDING_AT_END =
+  /(?:^|\n)<!-- reviewbot:finding fp=([0-9a-f]{16}) side=(RIGHT|LEFT) n=(\d{1,5}) -->\s*$/;
 
 /** The review marker text for `marker`. */
 export function renderReviewMarker(marker: ReviewMarker): string {
@@ -42,53 +49,46 @@ export function renderFindingMarker(marker: FindingMarker): string {
   return `<!-- reviewbot:finding fp=${marker.fp} side=${marker.side} n=${marker.n} -->`;
 }
 
-/** Every review marker in `body`, in order of appearance. */
-export function parseReviewMarkers(body: string): ReviewMarker[] {
-  const out: ReviewMarker[] = [];
-  for (const match of body.matchAll(REVIEW)) {
-    const [, head, at] = match;
-    if (head && at && !Number.isNaN(Date.parse(at))) out.push({ head, at });
-  }
-  return out;
+/**
+ * The review marker `body` ends with, if any: the bot writes it last, on a line of its own
+ * (`buildReviewBody`). A marker anywhere else in the body is not read.
+ */
+export function parseReviewMarker(body: string): ReviewMarker | undefined {
+  const match = REVIEW_AT_END.exec(body);
+  if (!match) return undefined;
+  const [, head, at] = match;
+  if (!head || !at || Number.isNaN(Date.parse(at))) return undefined;
+  return { head, at };
 }
 
-/** The finding marker of an inline comment's body, if it has one. */
+/** The finding marker an inline comment's body ends with, if any (on a line of its own). */
 export function parseFindingMarker(body: string): FindingMarker | undefined {
-  const match = FINDING.exec(body);
+  const match = FINDING_AT_END.exec(body);
   if (!match) return undefined;
   const [, fp, side, n] = match;
   if (!fp || (side !== 'RIGHT' && side !== 'LEFT') || !n) return undefined;
   return { fp, side, n: Number(n) };
 }
 
-/** Anything shaped like one of the bot's markers, forged or not. */
-const ANY_MARKER = /<!--\s*reviewbot:[\s\S]*?-->/g;
+export { neutraliseMarkers, withoutOwnMarker } from '../../diff/markdown.js';
+import { neutraliseMarkers } from '../../diff/markdown.js';
 
 /**
- * `text` without anything shaped like a bot marker. Applied to what the model writes, so text from
- * the pull request that the model echoes cannot plant a marker in the bot's own posts (e.g. a fake
- * "already reviewed this head" that would silence the next trigger).
- */
-export function stripMarkers(text: string): string {
-  return text.replace(ANY_MARKER, '');
-}
-
-/**
- * A model's review with every marker-shaped text removed from everything that reaches a post: the
- * summary and each comment's body, suggestion and path (a suggestion is rendered before the
- * finding's own marker, so a forged one there would be read back first).
+ * A model's review with marker-shaped text neutralised in its summary and each comment's body and
+ * suggestion (`buildReviewBody` and `renderInlineBody` neutralise again when the post is assembled;
+ * this keeps the result's JSON clean too). Paths stay as they are, so a finding on a file whose
+ * name looks like a marker still matches that file; wherever a path is posted it is neutralised.
  */
 export function withoutMarkers<
-  T extends { summary: string; comments: Array<{ body: string; path: string; suggestion?: string }> },
+  T extends { summary: string; comments: Array<{ body: string; suggestion?: string }> },
 >(output: T): T {
   return {
     ...output,
-    summary: stripMarkers(output.summary),
+    summary: neutraliseMarkers(output.summary),
     comments: output.comments.map((c) => ({
       ...c,
-      body: stripMarkers(c.body),
-      path: stripMarkers(c.path),
-      ...(c.suggestion !== undefined ? { suggestion: stripMarkers(c.suggestion) } : {}),
+      body: neutraliseMarkers(c.body),
+      ...(c.suggestion !== undefined ? { suggestion: neutraliseMarkers(c.suggestion) } : {}),
     })),
   };
 }

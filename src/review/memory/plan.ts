@@ -19,6 +19,7 @@ export interface ReviewPlan {
 export interface PlanInput {
   platform: Platform;
   repoFullName: string;
+  prNumber: number;
   headSha: string;
   /** Head SHA of the bot's last review, if any. */
   lastHead: string | undefined;
@@ -35,9 +36,11 @@ export function shortSha(sha: string): string {
 
 /**
  * Plans the review. The incremental files are the changes X..head restricted to the pull request's
- * own files (so changes merged in from the base branch are not reviewed again).
- * A failed comparison (other than AuthError) gives a full review that names the failure.
- * @throws AuthError from the platform's compare call.
+ * own files (so changes merged in from the base branch are not reviewed again). X must be one of
+ * the pull request's commits (`listCommitShas`, when the platform has it and listed them all),
+ * else the review is full: a marker naming any other ancestor is not believed (issue 27).
+ * A failed comparison or commit listing (other than AuthError) gives a full review that names it.
+ * @throws AuthError from the platform's compare or commit-listing call.
  */
 export async function planReview(input: PlanInput): Promise<ReviewPlan> {
   const { lastHead, headSha, prFiles } = input;
@@ -67,9 +70,27 @@ export async function planReview(input: PlanInput): Promise<ReviewPlan> {
       `the changes since ${shortSha(lastHead)} touch more files than the platform's comparison lists`,
     );
   }
+  const notInPr = await notACommitOfThePr(input, lastHead);
+  if (notInPr) return full(notInPr);
   const inPr = new Set(prFiles.map((f) => f.path));
   const files = compared.files.filter((f) => inPr.has(f.path));
   return { info: { sinceSha: lastHead, mode: 'incremental' }, files };
+}
+
+/** Why `lastHead` cannot start an incremental review, or undefined when it is a commit of the PR. */
+async function notACommitOfThePr(input: PlanInput, lastHead: string): Promise<string | undefined> {
+  if (!input.platform.listCommitShas) return undefined;
+  let shas: string[] | null;
+  try {
+    shas = await input.platform.listCommitShas(input.repoFullName, input.prNumber);
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    return `the commits of this pull request could not be listed (${detail})`;
+  }
+  // A list the platform may have cut short cannot tell; the comparison above already holds.
+  if (shas === null || shas.includes(lastHead)) return undefined;
+  return `the previously reviewed head ${shortSha(lastHead)} is not a commit of this pull request`;
 }
 
 /** The review-body notice for a plan, or '' (only full reviews with a reason say something). */

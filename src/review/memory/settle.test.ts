@@ -50,7 +50,7 @@ describe('settleMemory', () => {
         resolved: false,
         outdated: false,
         authorUsername: 'bot',
-        body: `Earlier <!-- reviewbot:finding fp=${fingerprintLines('src/a.ts', ['one'])} side=RIGHT n=1 -->`,
+        body: `Earlier\n\n<!-- reviewbot:finding fp=${fingerprintLines('src/a.ts', ['one'])} side=RIGHT n=1 -->`,
       },
     ];
     const platform = {
@@ -118,7 +118,7 @@ describe('settleMemory', () => {
           kind: 'review' as const,
           authorUsername: 'bot',
           body: c.body,
-          createdAt: '',
+          createdAt: '2026-11-25T07:00:05Z',
         })),
         trigger: 'request',
         logger: silentLogger(),
@@ -159,7 +159,15 @@ describe('settleMemory', () => {
       platform,
       pullRequest: PR,
       prFiles: FILES,
-      comments: [{ id: '1', kind: 'review' as const, authorUsername: 'bot', body: last, createdAt: '' }],
+      comments: [
+        {
+          id: '1',
+          kind: 'review' as const,
+          authorUsername: 'bot',
+          body: last,
+          createdAt: '2026-11-25T07:00:05Z',
+        },
+      ],
       botNames: new Set(['bot']),
       logger: silentLogger(),
     };
@@ -196,7 +204,9 @@ describe('settleMemory', () => {
       platform,
       pullRequest: PR,
       prFiles,
-      comments: [{ id: '1', kind: 'review', authorUsername: 'bot', body: last, createdAt: '' }],
+      comments: [
+        { id: '1', kind: 'review', authorUsername: 'bot', body: last, createdAt: '2026-11-25T07:00:05Z' },
+      ],
       botNames: new Set(['bot']),
       trigger: 'request',
       logger: silentLogger(),

@@ -7,7 +7,7 @@
 import { AuthError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { ExistingComment, Platform, ReviewThread } from '../../platforms/types.js';
-import { parseFindingMarker, parseReviewMarkers, type FindingMarker, type ReviewMarker } from './markers.js';
+import { parseFindingMarker, parseReviewMarker, type FindingMarker, type ReviewMarker } from './markers.js';
 
 /** One earlier finding of the bot: its thread plus the marker of its first comment. */
 export interface EarlierFinding {
@@ -24,21 +24,35 @@ export interface MemoryState {
 }
 
 /**
- * The newest review marker in `comments` written by the bot (`botNames`, lower-cased). A marker
- * in anybody else's comment is ignored: only the bot's own posts count.
+ * How far a review marker's `at` (the bot's clock, before posting) may lie after the comment's
+ * creation time (the platform's clock, often whole seconds) before the marker is not believed.
+ */
+export const MARKER_CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * The newest review marker in `comments` written by the bot (`botNames`, lower-cased), read only
+ * where the bot writes it: at the end of a review body or conversation comment (never an inline
+ * comment). A marker in anybody else's comment is ignored, and so is one whose `at` lies after the
+ * comment's creation time (beyond `MARKER_CLOCK_SKEW_MS`) or whose comment has no creation time.
+ * "Newest" is by the comment's creation time, then by `at` (reviews posted within one second).
  */
 export function lastReviewMarker(
   comments: ExistingComment[],
   botNames: Set<string>,
 ): ReviewMarker | undefined {
-  let last: ReviewMarker | undefined;
+  let last: { marker: ReviewMarker; created: number; at: number } | undefined;
   for (const comment of comments) {
-    if (!botNames.has(comment.authorUsername.toLowerCase())) continue;
-    for (const marker of parseReviewMarkers(comment.body)) {
-      if (!last || Date.parse(marker.at) >= Date.parse(last.at)) last = marker;
+    if (comment.kind === 'review_comment' || !botNames.has(comment.authorUsername.toLowerCase())) continue;
+    const marker = parseReviewMarker(comment.body);
+    if (!marker) continue;
+    const created = Date.parse(comment.createdAt);
+    const at = Date.parse(marker.at);
+    if (Number.isNaN(created) || at > created + MARKER_CLOCK_SKEW_MS) continue;
+    if (!last || created > last.created || (created === last.created && at >= last.at)) {
+      last = { marker, created, at };
     }
   }
-  return last;
+  return last?.marker;
 }
 
 /** The bot's threads that carry a finding marker. */

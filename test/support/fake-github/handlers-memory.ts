@@ -2,10 +2,12 @@
  * Routes the bot's review memory reads (CONTRACT §13, §14), computed with git from the repository:
  * `repos/compare-commits-with-basehead` (`base...head`: status, counts, commits and files as GitHub
  * reports them; 404 when a commit is unknown) and `repos/get-content` for a file at `ref` (JSON with
- * base64 content; 404 for a missing file or ref; directories are not implemented).
+ * base64 content; 404 for a missing file or ref; directories are not implemented), and
+ * `pulls/list-commits` (the head's commits the base has not, oldest first, at most 250 as GitHub).
  */
 import { computeDiffFiles, gitOutput } from './diff.js';
-import { findRepo } from './handlers-pulls.js';
+import { findPull, findRepo } from './handlers-pulls.js';
+import { paginate } from './pagination.js';
 import { errorResult, notFound, type Route, type RouteContext } from './route-types.js';
 import { diffEntryJson } from './shapes-pull.js';
 import type { PullRecord, RepoRecord } from './state.js';
@@ -156,8 +158,29 @@ const getContent: Route = {
   },
 };
 
+/** GitHub's cap on the commits listed for one pull request. */
+const MAX_PULL_COMMITS = 250;
+
+const listCommits: Route = {
+  auth: 'user',
+  async handle(ctx) {
+    const pull = findPull(ctx);
+    if (!pull) return notFound();
+    const facts = await ctx.pullFacts(pull);
+    const shas = (
+      await gitOutput(pull.repo.bareRepoPath, ['rev-list', '--reverse', `${facts.baseSha}..${facts.headSha}`])
+    )
+      .split('\n')
+      .filter(Boolean);
+    const page = paginate(shas, ctx.url, MAX_PULL_COMMITS);
+    const body = await Promise.all(page.items.map((sha) => commit(ctx, pull.repo, sha)));
+    return { status: 200, body, headers: page.headers };
+  },
+};
+
 /** Routes of this module by OpenAPI operation id. */
 export const memoryRoutes: Record<string, Route> = {
+  'pulls/list-commits': listCommits,
   'repos/compare-commits-with-basehead': compare,
   'repos/get-content': getContent,
 };

@@ -2,12 +2,14 @@
  * Routes the bot's review memory uses (CONTRACT §13, §14), answered from git like GitLab:
  * `GET /projects/:id/repository/files/:file_path/raw?ref=` (404 `File Not Found`),
  * `GET /projects/:id/repository/merge_base?refs[]=&refs[]=`, `GET /projects/:id/repository/compare`
- * (`from`, `to`, `straight`: diffs in the merge request `diffs` shape) and
+ * (`from`, `to`, `straight`: diffs in the merge request `diffs` shape),
+ * `GET /projects/:id/merge_requests/:iid/commits` (the current version's commits, newest first) and
  * `PUT /projects/:id/merge_requests/:iid/discussions/:discussion_id` with `resolved` (400 for a
  * discussion that is not resolvable, as GitLab).
  */
 import { gitOutput } from '../fake-github/diff.js';
-import { diffFiles } from './diff.js';
+import { currentVersion, diffFiles } from './diff.js';
+import { paginate } from './http-util.js';
 import { mergeRequestOf, projectOf, type Route, type RouteContext } from './routes.js';
 import { diffJson, discussionJson } from './shapes.js';
 import type { ProjectRecord } from './state.js';
@@ -55,6 +57,25 @@ function truthy(value: unknown): boolean | undefined {
 
 /** Routes of this module. */
 export const memoryRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: ['projects', ':id', 'merge_requests', ':iid', 'commits'],
+    async handle(ctx) {
+      const mr = mergeRequestOf(ctx);
+      if ('status' in mr) return mr;
+      const project = projectOf(ctx);
+      if ('status' in project) return project;
+      const version = await currentVersion(ctx.state, mr);
+      const shas = (
+        await gitOutput(project.bareRepoPath, ['rev-list', `${version.baseSha}..${version.headSha}`])
+      )
+        .split('\n')
+        .filter(Boolean);
+      const page = paginate(shas, ctx.url);
+      const body = await Promise.all(page.items.map((sha) => commitJson(ctx, project, sha)));
+      return { status: 200, body, headers: page.headers };
+    },
+  },
   {
     method: 'GET',
     path: ['projects', ':id', 'repository', 'files', ':file_path', 'raw'],

@@ -135,8 +135,10 @@ export function createState(): FakeState {
       counters.set(kind, next + 1);
       return next;
     },
+    // Real time, as GitLab stamps notes (review memory checks a marker's time against it), but
+    // strictly increasing by at least a second so the order of notes stays unambiguous.
     now() {
-      clock += 1000;
+      clock = Math.max(clock + 1000, Date.now());
       return new Date(clock).toISOString();
     },
     user(username) {

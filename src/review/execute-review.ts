@@ -2,7 +2,8 @@
  * `executeReview()` (seed "Handlers"): clone/update the workspace, fetch the diff and the existing
  * comments concurrently, triage the files and split the rest into parts under the budget (§15),
  * run one read-only agent per part (`runParts`, each parsing its JSON with at most two re-asks),
- * then merge, filter and add the receipt (`assembleReview`). Posts nothing; used by the CLI and the
+ * have several parts' summaries written as one (`synthesizeSummary`, §18), then merge, filter and
+ * add the receipt (`assembleReview`). Posts nothing; used by the CLI and the
  * webhook REVIEWER alike.
  */
 import { REVIEWER_TOOLS } from '../agent/tools/names.js';
@@ -20,6 +21,7 @@ import { conversationAfter, createPartSession } from './part-session.js';
 import { planParts, type DiffPart } from './parts.js';
 import { buildReviewSystemPrompt } from './prompt.js';
 import { partLimitsFor, runParts } from './run-parts.js';
+import { synthesizeSummary } from './synthesis.js';
 import { triageFiles } from './triage.js';
 import type { ReviewBodyExtras } from './body.js';
 import {
@@ -268,7 +270,16 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       history: input.history ?? [],
       resumeSessionId: input.resumeSessionId,
       maxParallelRuns: limits.maxParallelRuns,
-    }).finally(() => session.dispose());
+    })
+      // One voice (§18): several parts' summaries become one, by one model call without tools.
+      .then((outcome) =>
+        synthesizeSummary(session.context, {
+          pr: pullRequest,
+          outcome,
+          skipped: (path) => skippedPaths.has(path),
+        }),
+      )
+      .finally(() => session.dispose());
     // A marker written by the model must not pass for the bot's own (§13).
     const merged = withoutMarkers({ summary: parts.summary, comments: parts.comments });
     const outcome = { ...parts, ...merged, unparsed: parts.unparsed.map(stripMarkers) };

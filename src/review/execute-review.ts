@@ -13,7 +13,7 @@ import type { Platform, PullRequestInfo } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { prepareWorkspace, withWorkspaceLock, workspacePath } from '../workspace/workspace.js';
 import { assembleReview } from './assemble-review.js';
-import { baseFileReader } from './base-file-reader.js';
+import { baseFileReader, baseHeadsReader } from './base-file-reader.js';
 import { DiffIndex } from '../diff/diff-index.js';
 import { toFileDiffs } from '../diff/diff.js';
 import { DEFAULT_LIMITS, type ReviewLimits } from './limits.js';
@@ -198,17 +198,15 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     const index = DiffIndex.fromFiles(fileDiffs);
     phase('diff', `${files.length} files, ${comments.length} existing comments`);
     const limits = input.limits ?? DEFAULT_LIMITS;
-    const gitattributes = await (
-      input.readBaseFile ??
-      baseFileReader({
-        platform,
-        pr: pullRequest,
-        dir: workspace.dir,
-        logger,
-        ...(input.masker ? { masker: input.masker } : {}),
-        ...(input.signal ? { signal: input.signal } : {}),
-      })
-    )('.gitattributes');
+    const baseInput = {
+      platform,
+      pr: pullRequest,
+      dir: workspace.dir,
+      logger,
+      ...(input.masker ? { masker: input.masker } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
+    };
+    const gitattributes = await (input.readBaseFile ?? baseFileReader(baseInput))('.gitattributes');
     // The files of this review's plan (§13: only the changes since the last review when it is
     // incremental); ignore globs of the server and the base commit's `.reviewbot.yaml` (§14).
     // Skipping is decided on the whole pull request (a file it added earlier is `modified` in an
@@ -218,6 +216,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       files: fileDiffs,
       ignore: [...new Set([...limits.ignore, ...memory.rules.ignore])],
       gitattributes,
+      // Modified files are generated or minified by their BASE version, which the head cannot forge.
+      readBaseHeads: baseHeadsReader(baseInput),
     });
     const skippedPaths = new Set(wholeTriage.skipped.map((f) => f.path));
     const triage = {

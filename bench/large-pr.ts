@@ -6,7 +6,9 @@
  *
  * - `shownShare`: share of the non-skipped diff lines shown to the model (target 1.0), with the
  *   same-run baseline of the old single prompt (whole diff in diff order, cut at 400,000 chars);
- * - `agentRuns` (the receipt's: runs, not model requests; `modelRequests` beside it),
+ * - `agentRuns` (the receipt's: runs, not model requests; `modelRequests` beside it; both count the
+ *   one synthesis call that writes the review's single summary, §18: `synthesisCalls`, and
+ *   `opensWithSynthesis` when the posted body opens with its answer; `pass` requires both),
  *   `maxPromptTokens` (largest request: system prompt, messages and tool definitions) and
  *   `maxDiffTokens` (largest part's diff), both by `estimateTokens` (the budget's own estimator),
  *   against `review.max_diff_tokens` (`pass` requires both within it);
@@ -28,6 +30,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createApiRunner } from '../src/agent/api-runner.js';
+import { loadCatalogueRates } from '../src/agent/pricing.js';
 import type { AgentRunner } from '../src/agent/types.js';
 import { buildPlatform } from '../src/cli/build-platform.js';
 import { DEFAULT_MAX_DIFF_TOKENS } from '../src/config/schema.js';
@@ -54,6 +57,7 @@ interface Ready {
 interface Report {
   type: 'report';
   agentRuns: number;
+  synthesisRequests: number;
   shownShare: number;
   repeatedMarkers: number;
   skippedShown: boolean;
@@ -66,8 +70,12 @@ function log(message: string): void {
   process.stderr.write(`[bench:large-pr] ${message}\n`);
 }
 
-/** The scripted model: one submit_review per run. */
+/** The summary the scripted model writes when asked without tools (the synthesis call, §18). */
+const SYNTHESIS = 'One summary of the whole pull request.';
+
+/** The scripted model: one submit_review per part's run; text for the synthesis call (no tools). */
 function reviewer(request: RecordedLlmRequest) {
+  if (request.toolNames.length === 0) return { text: SYNTHESIS };
   const source = /=== (src\/\S+) \(added/.exec(request.messages[0]?.text ?? '')?.[1];
   const comments = source ? [{ path: source, line: 1, side: 'RIGHT', body: 'Name this constant.' }] : [];
   return { toolCalls: [{ name: 'submit_review', input: { summary: 'Looked at this part.', comments } }] };
@@ -119,6 +127,7 @@ async function runFakes(): Promise<void> {
     const report: Report = {
       type: 'report',
       agentRuns: llm.requests.length,
+      synthesisRequests: llm.requests.filter((r) => r.toolNames.length === 0).length,
       shownShare: shown / pr.reviewMarkers.size,
       repeatedMarkers: [...counts.values()].filter((n) => n > 1).length,
       skippedShown,
@@ -181,6 +190,8 @@ async function main(): Promise<void> {
     env,
   });
   await inner.preload?.();
+  // Priced at the model's catalogue rates, so the receipt's cost (synthesis call included) is printed.
+  const limits = { ...DEFAULT_LIMITS, rates: await loadCatalogueRates('anthropic', 'claude-sonnet-4-5') };
   const intervals: Array<[number, number]> = [];
   const baseDir = mkdtempSync(path.join(tmpdir(), 'bench-large-pr-ws-'));
   (globalThis as { gc?: () => void }).gc?.();
@@ -197,7 +208,7 @@ async function main(): Promise<void> {
     baseDir,
     maxTurns: 10,
     logger: silentLogger(),
-    limits: DEFAULT_LIMITS,
+    limits,
     onEvent: (event) => {
       if (event.type !== 'phase') return;
       log(`${Math.round(performance.now() - started)} ms ${event.phase}: ${event.message}`);
@@ -237,6 +248,9 @@ async function main(): Promise<void> {
     skippedFileShown: report.skippedShown,
     agentRuns: receipt.agentRuns,
     modelRequests: report.agentRuns,
+    synthesisCalls: report.synthesisRequests,
+    opensWithSynthesis: outcome.result.body.startsWith(SYNTHESIS),
+    costUsd: receipt.costUsd,
     maxPromptTokens: report.maxPromptTokens,
     maxDiffTokens: report.maxDiffTokens,
     budgetTokens: DEFAULT_MAX_DIFF_TOKENS,
@@ -250,6 +264,8 @@ async function main(): Promise<void> {
     targets: TARGETS,
     pass:
       report.shownShare >= TARGETS.shownShare &&
+      report.synthesisRequests === 1 &&
+      outcome.result.body.startsWith(SYNTHESIS) &&
       report.maxDiffTokens <= DEFAULT_MAX_DIFF_TOKENS &&
       report.maxPromptTokens <= DEFAULT_MAX_DIFF_TOKENS &&
       cpuMs <= TARGETS.ownCpuMs &&

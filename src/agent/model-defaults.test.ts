@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { findProvider, type ModelInfo } from '@pydantic/genai-prices';
 import { describe, expect, it } from 'vitest';
 import { anthropicModelId, loadAnthropicDeprecations } from './model-deprecation.js';
+import { loadCatalogueRates, resolveModelRates } from './pricing.js';
 import { PROVIDER_IDS, PROVIDERS, type ProviderId } from './providers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -88,20 +89,55 @@ describe('default models are current', () => {
   });
 });
 
+describe('default models have a price', () => {
+  it.each(withDefaults)(
+    '%s: its default is priced (catalogue, else the reviewed table), so the cost cap can act',
+    async (provider) => {
+      const model = PROVIDERS[provider].defaultModel;
+      const rates = await resolveModelRates(provider, model);
+      expect(
+        rates,
+        `default model ${model} of ${provider} has no price: add it to src/agent/reviewed-prices.ts (price, source, date) or pick a priced model`,
+      ).not.toBeNull();
+      expect(rates!.input.base).toBeGreaterThan(0);
+      expect(rates!.output.base).toBeGreaterThan(0);
+    },
+  );
+});
+
+/** The README provider table's rows: provider → its cells (trimmed). */
+function readmeRows(): Map<string, string[]> {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const table = /<!-- provider-defaults:start -->\n([\s\S]*?)<!-- provider-defaults:end -->/.exec(
+    readme,
+  )?.[1];
+  expect(table, 'README.md has the provider-defaults table').toBeDefined();
+  const rows = new Map<string, string[]>();
+  for (const line of table!.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    const provider = /^`([a-z-]+)`$/.exec(cells[1] ?? '')?.[1];
+    if (provider) rows.set(provider, cells);
+  }
+  return rows;
+}
+
 describe('README provider table', () => {
-  it('names exactly the defaults of the code', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const table = /<!-- provider-defaults:start -->\n([\s\S]*?)<!-- provider-defaults:end -->/.exec(
-      readme,
-    )?.[1];
-    expect(table, 'README.md has the provider-defaults table').toBeDefined();
-    const rows = new Map<string, string>();
-    for (const line of table!.split('\n')) {
-      const cells = line.split('|').map((c) => c.trim());
-      const provider = /^`([a-z-]+)`$/.exec(cells[1] ?? '')?.[1];
-      if (!provider) continue;
-      rows.set(provider, /^`([^`]+)`$/.exec(cells[3] ?? '')?.[1] ?? '');
+  it('gives each default its price and where the price comes from', async () => {
+    const rows = readmeRows();
+    for (const provider of withDefaults) {
+      const model = PROVIDERS[provider].defaultModel;
+      const rates = await resolveModelRates(provider, model);
+      const source = (await loadCatalogueRates(provider, model)) ? 'catalogue' : 'reviewed';
+      expect(rows.get(provider)?.[4], provider).toBe(
+        `$${rates!.input.base} / $${rates!.output.base} (${source})`,
+      );
     }
+  });
+
+  it('names exactly the defaults of the code', () => {
+    const rows = new Map<string, string>();
+    for (const [provider, cells] of readmeRows())
+      rows.set(provider, /^`([^`]+)`$/.exec(cells[3] ?? '')?.[1] ?? '');
     expect(Object.fromEntries(rows)).toEqual(
       Object.fromEntries(PROVIDER_IDS.map((id) => [id, PROVIDERS[id].defaultModel])),
     );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costOfCall, loadCatalogueRates, resolveModelRates, usageByKind } from './pricing.js';
+import { REVIEWED_PRICES, type ReviewedPrice } from './reviewed-prices.js';
 
 describe('pricing', () => {
   it('reads the catalogue for a known model, tiers included', async () => {
@@ -27,6 +28,41 @@ describe('pricing', () => {
       output_per_mtok: 2,
     });
     expect(costOfCall({ input: 1e6, cacheWrite: 1e6, cacheRead: 1e6, output: 1e6 }, rates!)).toBe(5);
+  });
+
+  it('prices a default the catalogue does not list yet from the reviewed table', async () => {
+    expect(await loadCatalogueRates('anthropic', 'claude-sonnet-5-5')).toBeNull();
+    const rates = await resolveModelRates('anthropic', 'claude-sonnet-5-5');
+    expect(rates).toEqual({
+      input: { base: 2, tiers: [] },
+      output: { base: 10, tiers: [] },
+      cacheWrite: { base: 2.5, tiers: [] },
+      cacheRead: { base: 0.2, tiers: [] },
+    });
+  });
+
+  it('lets the catalogue override the reviewed table once it lists the model', async () => {
+    const stale: ReviewedPrice = {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      input_per_mtok: 99,
+      output_per_mtok: 99,
+      source: 'https://example.com/pricing',
+      checked: '2026-01-01',
+    };
+    const rates = await resolveModelRates('anthropic', 'claude-sonnet-4-5', undefined, [stale]);
+    expect(rates!.input.base).toBe(3);
+    // Only the exact model id: a reviewed price never prices another model.
+    expect(await resolveModelRates('anthropic', 'claude-sonnet-5-5-xyz')).toBeNull();
+  });
+
+  it('names the source page and the day of every reviewed price', () => {
+    for (const entry of REVIEWED_PRICES) {
+      expect(entry.source).toMatch(/^https:\/\//);
+      expect(entry.checked).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(entry.input_per_mtok).toBeGreaterThan(0);
+      expect(entry.output_per_mtok).toBeGreaterThan(0);
+    }
   });
 
   it('splits a reported usage into kinds (input excludes cache reads and writes)', () => {

@@ -1,12 +1,14 @@
 /**
  * What a review costs (CONTRACT §15): token prices per model from `@pydantic/genai-prices` (a
- * maintained price table), overridable by `agent.pricing`; an unknown model has no price (`null`),
+ * maintained price table), else from the reviewed table of defaults it does not list yet
+ * (`reviewed-prices.ts`), overridable by `agent.pricing`; an unknown model has no price (`null`),
  * never a guess. The table is read in a short-lived child process, like the deprecation check
  * (`model-deprecation.ts`), so a long-running server keeps none of its ~20 MB.
  */
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
+import { reviewedPrice, type ReviewedPrice } from './reviewed-prices.js';
 import type { TokenUsage } from './token-usage.js';
 
 const execFileAsync = promisify(execFile);
@@ -147,14 +149,19 @@ export async function loadCatalogueRates(provider: string, model: string): Promi
 
 /**
  * The rates a review is billed at: `agent.pricing` when set, else the catalogue's for the model,
- * else `null` (cost unknown).
+ * else the reviewed table's (`REVIEWED_PRICES`: defaults the catalogue does not list yet), else
+ * `null` (cost unknown).
  */
 export async function resolveModelRates(
   provider: string,
   model: string | undefined,
   override?: PricingOverride,
+  table?: readonly ReviewedPrice[],
 ): Promise<ModelRates | null> {
   if (override) return ratesFromOverride(override);
   if (model === undefined) return null;
-  return loadCatalogueRates(provider, model);
+  const catalogue = await loadCatalogueRates(provider, model);
+  if (catalogue) return catalogue;
+  const reviewed = reviewedPrice(provider, model, table);
+  return reviewed ? ratesFromOverride(reviewed) : null;
 }

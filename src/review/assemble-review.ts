@@ -127,8 +127,9 @@ export async function assembleReview(input: AssembleInput): Promise<{
   const durationMs = Date.now() - input.started;
   const receipt = buildReceipt({
     model: run?.model ?? '',
-    agentRuns: sum(outcome.results, (r) => r.runs),
-    turns: sum(outcome.results, (r) => r.turns),
+    // The synthesis call of a multi-part review (§18) is one more run and turn.
+    agentRuns: sum(outcome.results, (r) => r.runs) + (outcome.synthesis?.runs ?? 0),
+    turns: sum(outcome.results, (r) => r.turns) + (outcome.synthesis?.turns ?? 0),
     toolCalls: sum(outcome.results, (r) => r.toolCalls),
     tokens: meter.tokens(),
     costUsd: meter.costUsd(),

@@ -7,6 +7,8 @@ import type { Logger } from '../logger.js';
 import type { Platform, PullRequestInfo } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { readBaseFile } from '../workspace/read-base-file.js';
+import { readBaseHeads } from '../workspace/read-base-heads.js';
+import type { BaseHeadsReader } from './triage.js';
 
 /** Input of `baseFileReader`. */
 export interface BaseFileReaderInput {
@@ -45,6 +47,35 @@ export function baseFileReader(input: BaseFileReaderInput): (path: string) => Pr
       });
     } catch (error) {
       input.logger.warn({ err: String(error), path }, 'could not read a file of the base commit');
+      return undefined;
+    }
+  };
+}
+
+/**
+ * Triage's reader of base versions (modified files' first lines and sizes, §15), through git in the
+ * review's workspace: one fetch of the base commit by SHA when missing, one `git grep` for the
+ * banner lines, never whole files through the platform's API. Never throws: when the base commit
+ * cannot be read, nothing is known (logged as a warning) and only added files get content rules.
+ */
+export function baseHeadsReader(input: BaseFileReaderInput): BaseHeadsReader {
+  const { platform, pr } = input;
+  return async (request) => {
+    try {
+      const heads = await readBaseHeads({
+        dir: input.dir,
+        sha: pr.baseSha,
+        cloneUrl: pr.headCloneUrl,
+        credentials: await platform.getGitCredentials(),
+        ...request,
+        ...(input.masker ? { masker: input.masker } : {}),
+        ...(input.signal ? { signal: input.signal } : {}),
+      });
+      if (!heads)
+        input.logger.warn({ sha: pr.baseSha }, 'could not fetch the base commit to read base versions');
+      return heads;
+    } catch (error) {
+      input.logger.warn({ err: String(error) }, 'could not read the base versions of modified files');
       return undefined;
     }
   };

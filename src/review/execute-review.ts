@@ -2,7 +2,8 @@
  * `executeReview()` (seed "Handlers"): clone/update the workspace, fetch the diff and the existing
  * comments concurrently, triage the files and split the rest into parts under the budget (§15),
  * run one read-only agent per part (`runParts`, each parsing its JSON with at most two re-asks),
- * then merge, filter and add the receipt (`assembleReview`). Posts nothing; used by the CLI and the
+ * have several parts' summaries written as one (`synthesizeSummary`, §18), then merge, filter and
+ * add the receipt (`assembleReview`). Posts nothing; used by the CLI and the
  * webhook REVIEWER alike.
  */
 import { REVIEWER_TOOLS } from '../agent/tools/names.js';
@@ -12,7 +13,7 @@ import type { Platform, PullRequestInfo } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { prepareWorkspace, withWorkspaceLock, workspacePath } from '../workspace/workspace.js';
 import { assembleReview } from './assemble-review.js';
-import { baseFileReader } from './base-file-reader.js';
+import { baseFileReader, baseHeadsReader } from './base-file-reader.js';
 import { DiffIndex } from '../diff/diff-index.js';
 import { toFileDiffs } from '../diff/diff.js';
 import { DEFAULT_LIMITS, type ReviewLimits } from './limits.js';
@@ -20,6 +21,7 @@ import { conversationAfter, createPartSession } from './part-session.js';
 import { planParts, type DiffPart } from './parts.js';
 import { buildReviewSystemPrompt } from './prompt.js';
 import { partLimitsFor, runParts } from './run-parts.js';
+import { synthesizeSummary } from './synthesis.js';
 import { triageFiles } from './triage.js';
 import type { ReviewBodyExtras } from './body.js';
 import {
@@ -198,17 +200,15 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     const index = DiffIndex.fromFiles(fileDiffs);
     phase('diff', `${files.length} files, ${comments.length} existing comments`);
     const limits = input.limits ?? DEFAULT_LIMITS;
-    const gitattributes = await (
-      input.readBaseFile ??
-      baseFileReader({
-        platform,
-        pr: pullRequest,
-        dir: workspace.dir,
-        logger,
-        ...(input.masker ? { masker: input.masker } : {}),
-        ...(input.signal ? { signal: input.signal } : {}),
-      })
-    )('.gitattributes');
+    const baseInput = {
+      platform,
+      pr: pullRequest,
+      dir: workspace.dir,
+      logger,
+      ...(input.masker ? { masker: input.masker } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
+    };
+    const gitattributes = await (input.readBaseFile ?? baseFileReader(baseInput))('.gitattributes');
     // The files of this review's plan (§13: only the changes since the last review when it is
     // incremental); ignore globs of the server and the base commit's `.reviewbot.yaml` (§14).
     // Skipping is decided on the whole pull request (a file it added earlier is `modified` in an
@@ -219,6 +219,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       ignore: [...new Set([...limits.ignore, ...memory.rules.ignore])],
       gitattributes,
       logger,
+      // Modified files are generated or minified by their BASE version, which the head cannot forge.
+      readBaseHeads: baseHeadsReader(baseInput),
     });
     const skippedPaths = new Set(wholeTriage.skipped.map((f) => f.path));
     const triage = {
@@ -271,7 +273,16 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       history: input.history ?? [],
       resumeSessionId: input.resumeSessionId,
       maxParallelRuns: limits.maxParallelRuns,
-    }).finally(() => session.dispose());
+    })
+      // One voice (§18): several parts' summaries become one, by one model call without tools.
+      .then((outcome) =>
+        synthesizeSummary(session.context, {
+          pr: pullRequest,
+          outcome,
+          skipped: (path) => skippedPaths.has(path),
+        }),
+      )
+      .finally(() => session.dispose());
     // A marker written by the model must not pass for the bot's own (§13).
     const merged = withoutMarkers({ summary: parts.summary, comments: parts.comments });
     const outcome = { ...parts, ...merged, unparsed: parts.unparsed.map(neutraliseMarkers) };

@@ -5,7 +5,7 @@ import { toFileDiffs } from '../diff/diff.js';
 import { createPartSession } from './part-session.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { estimateTokens, planParts } from './parts.js';
-import { partLimitsFor, runParts } from './run-parts.js';
+import { JOINED_SUMMARIES_HEADING, partLimitsFor, runParts } from './run-parts.js';
 import { AgentError } from '../errors.js';
 
 const pr: PullRequestInfo = {
@@ -85,7 +85,12 @@ describe('runParts', () => {
     expect(stats.prompts[0]).toContain(`This is part 1 of ${plan.parts.length}`);
     expect(outcome.results.every((r) => r?.parsed?.ok)).toBe(true);
     expect(outcome.comments).toHaveLength(2 * plan.parts.length);
-    expect(outcome.summary.split('\n\n')).toHaveLength(plan.parts.length);
+    // One heading over the parts' summaries, never "Part 2 of 5" (§18), until one summary replaces them.
+    expect(outcome.summary.split('\n\n')).toEqual([
+      JOINED_SUMMARIES_HEADING,
+      ...plan.parts.map(() => 'part done'),
+    ]);
+    expect(outcome.summary).not.toMatch(/Part \d/);
     expect(session.meter.tokens().input).toBe(1000 * plan.parts.length);
   });
 
@@ -132,7 +137,7 @@ describe('runParts', () => {
       plan.parts.map((_, i) => (i === 1 ? 'failed' : true)),
     );
     expect(outcome.results[1]!.error).toBeInstanceOf(AgentError);
-    expect(outcome.summary.split('\n\n')).toHaveLength(plan.parts.length - 1);
+    expect(outcome.summary.split('\n\n')).toHaveLength(1 + plan.parts.length - 1);
     await expect(go(failing(() => true))).rejects.toThrow('the provider answered 500');
   });
 

@@ -1,7 +1,8 @@
 /**
  * Runs a review's parts (CONTRACT §15): one agent run per part, at most `review.max_parallel_runs`
- * at once, under the review's cost cap; then merges what they found into one summary and one list
- * of proposed comments (the caller filters and posts ONE review).
+ * at once, under the review's cost cap; then merges what they found into one list of proposed
+ * comments and their summaries (the caller has one summary of them written, §18, then filters and
+ * posts ONE review).
  */
 import { withoutHarnessText } from '../agent/tools/submitted-review.js';
 import type { ConversationMessage } from '../agent/types.js';
@@ -10,6 +11,7 @@ import { annotateDiff } from './annotate.js';
 import { estimateTokens, type DiffPart, type PartLimits } from './parts.js';
 import { buildReviewPrompt } from './prompt.js';
 import { runReviewPart, type PartResult, type PartRunContext } from './run-part.js';
+import type { SynthesisRun } from './synthesis.js';
 import type { ProposedComment } from './types.js';
 
 /** Input of `runParts`. */
@@ -31,11 +33,28 @@ export interface RunPartsInput {
 export interface PartsOutcome {
   /** Per part, in part order; `undefined` for a part never started (cost cap). */
   results: Array<PartResult | undefined>;
-  /** Parts whose review parsed. */
+  /**
+   * The summary the body opens with: a single part's own; for several parts, their summaries joined
+   * under one heading (`joinSummaries`), until one summary of them all replaces it (`synthesizeSummary`).
+   */
   summary: string;
   comments: ProposedComment[];
   /** Raw text of parts whose output never parsed, for the body. */
   unparsed: string[];
+  /** The synthesis call of a multi-part review (§18), once it was tried; counted in the receipt. */
+  synthesis?: SynthesisRun;
+}
+
+/** Heading of the parts' summaries when no single summary of them could be written (§18). */
+export const JOINED_SUMMARIES_HEADING = '### Summary';
+
+/**
+ * Several parts' summaries as one section: one heading, the summaries in part order, no part
+ * numbering (§18: "Part 2 of 5" never reaches the body). One summary (or none) is returned as is.
+ */
+export function joinSummaries(summaries: string[]): string {
+  if (summaries.length <= 1) return summaries[0] ?? '';
+  return [JOINED_SUMMARIES_HEADING, ...summaries].join('\n\n');
 }
 
 /** Runs `tasks` with at most `limit` in flight, in order of start; resolves when all settle. */
@@ -94,11 +113,11 @@ export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
   const summaries: string[] = [];
   const comments: ProposedComment[] = [];
   const unparsed: string[] = [];
-  for (const [i, result] of results.entries()) {
+  for (const result of results) {
     const parsed = result?.parsed;
     if (parsed?.ok) {
       const summary = parsed.output.summary.trim();
-      if (summary) summaries.push(count > 1 ? `**Part ${i + 1} of ${count}.** ${summary}` : summary);
+      if (summary) summaries.push(summary);
       comments.push(...parsed.output.comments);
     } else if (parsed && result?.run) {
       // Tool answers (e.g. `Review submitted.`) are harness text, never a review (issue 16).
@@ -108,7 +127,7 @@ export async function runParts(input: RunPartsInput): Promise<PartsOutcome> {
       if (raw) unparsed.push(raw);
     }
   }
-  return { results, summary: summaries.join('\n\n'), comments, unparsed };
+  return { results, summary: joinSummaries(summaries), comments, unparsed };
 }
 
 /**

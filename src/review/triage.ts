@@ -9,11 +9,16 @@ import { matchGlobSpecs } from '../patterns/glob-match.js';
 import type { FileDiff } from '../diff/diff.js';
 import { logGlobFailures, RULES_GLOB_TIMEOUT_MS } from './repo-rules.js';
 import {
+  BANNER_HINTS,
+  BANNER_MAX_LINE,
   hasGeneratedHeader,
   hasMinifiedContent,
   gitattributesFor,
   hasMinifiedName,
+  hasMinifiedSize,
+  isBannerLine,
   isLockFile,
+  isMinifiable,
   loadLinguistRules,
   type LinguistRules,
   type PathAttributes,
@@ -22,7 +27,38 @@ import type { SkippedFile } from './types.js';
 
 /** Why a file was skipped; the receipt's `reason` and the `/metrics` label. */
 export type SkipReason =
-  'review.ignore' | 'no diff' | 'binary' | 'lock file' | 'minified' | 'generated' | 'vendored';
+  | 'review.ignore'
+  | 'no diff'
+  | 'binary'
+  | 'lock file'
+  | 'minified'
+  | 'generated'
+  | typeof GENERATED_BY_BASE
+  | 'vendored';
+
+/** The reason of a file whose base version is generated although the head removes its banner. */
+export const GENERATED_BY_BASE = 'generated (its base version; the head removes the header)';
+
+/** What the base commit holds of a file the pull request modifies (see `BaseHeadsReader`). */
+export interface BaseHead {
+  /** The base version's lines that may carry a banner, by 1-based number (others unknown). */
+  hintLines: Map<number, string>;
+  /** Bytes and lines of a `.js`/`.css` base version. */
+  size?: { bytes: number; lines: number };
+}
+
+/**
+ * Reads base versions' first lines: for each base path asked (those of modified and renamed files),
+ * the lines within the first `maxLine` containing one of `hints` (case-insensitive), and the size
+ * of those `measure` selects; a path missing from the result is not known. `undefined`: nothing
+ * could be read.
+ */
+export type BaseHeadsReader = (request: {
+  paths: string[];
+  hints: readonly string[];
+  maxLine: number;
+  measure: (path: string) => boolean;
+}) => Promise<Map<string, BaseHead> | undefined>;
 
 /** Input of `triageFiles`. */
 export interface TriageInput {
@@ -41,6 +77,11 @@ export interface TriageInput {
   logger?: Logger;
   /** Wall-clock limit of matching each glob set (ignore, `.gitattributes`), ms; default `RULES_GLOB_TIMEOUT_MS`. */
   globTimeoutMs?: number;
+  /**
+   * Reads the BASE versions of modified and renamed files for the content rules (banners, minified);
+   * without it only added files get them.
+   */
+  readBaseHeads?: BaseHeadsReader;
 }
 
 /** What triage decided. */
@@ -91,8 +132,10 @@ function reasonOf(
 /**
  * Splits `files` into those the model sees and those it does not. Precedence: `review.ignore`,
  * `.gitattributes` `-diff`, binary, `.gitattributes` `linguist-generated`/`linguist-vendored`,
- * lock file, minified (by name; by average line length for new files only), Linguist's generated
- * rules (path patterns; generator banners in the first lines of new files only), Linguist's vendored
+ * lock file, minified (by name; by average line length of a new file, or of a modified file's
+ * BASE version), Linguist's generated rules (path patterns; generator banners in the first lines of
+ * a new file, or of a modified or renamed file's BASE version: a head cannot forge the base, so a
+ * banner it adds hides nothing and one it removes keeps the file skipped), Linguist's vendored
  * paths. All of Linguist's rules are case-sensitive, as Linguist applies them. `linguist-generated=false` /
  * `linguist-vendored=false` in `.gitattributes` keep a file Linguist would skip. The `review.ignore`
  * and `.gitattributes` globs are matched in a worker thread (they come from the repository); one
@@ -118,11 +161,57 @@ export async function triageFiles(input: TriageInput): Promise<TriageResult> {
     logGlobFailures(input.logger, '.gitattributes', patterns, attributes.outcome.failures);
   }
   const ignored = new Set(ignoreOutcome.matches.flatMap((m) => (m ?? []).map((i) => paths[i]!)));
+  const attributesOf = (path: string): PathAttributes => attributes?.attributes.get(path) ?? {};
+  const reasons = input.files.map((file) => reasonOf(file, ignored, attributesOf(file.path), rules));
+  // Content rules of files the pull request modifies read their base version, which it cannot forge.
+  const candidates = input.readBaseHeads
+    ? input.files.filter(
+        (file, i) =>
+          reasons[i] === undefined &&
+          (file.status === 'modified' || file.status === 'renamed') &&
+          attributesOf(file.path).generated !== false,
+      )
+    : [];
+  const baseOf = (file: FileDiff): string => file.previousPath ?? file.path;
+  const heads =
+    candidates.length > 0
+      ? await input.readBaseHeads!({
+          paths: [...new Set(candidates.map(baseOf))],
+          hints: BANNER_HINTS,
+          maxLine: BANNER_MAX_LINE,
+          measure: isMinifiable,
+        })
+      : undefined;
   const result: TriageResult = { kept: [], skipped: [] };
-  for (const file of input.files) {
-    const reason = reasonOf(file, ignored, attributes?.attributes.get(file.path) ?? {}, rules);
+  for (const [i, file] of input.files.entries()) {
+    const head = heads && reasons[i] === undefined ? heads.get(baseOf(file)) : undefined;
+    const reason = reasons[i] ?? (head ? baseReason(file, head) : undefined);
     if (reason === undefined) result.kept.push(file);
     else result.skipped.push({ path: file.path, reason });
   }
   return result;
+}
+
+/**
+ * The content rules on a modified file's base version: minified when its lines average over 110
+ * characters; generated when its first lines carry a banner — said so when the head removes it.
+ */
+function baseReason(file: FileDiff, head: BaseHead): SkipReason | undefined {
+  if (head.size && hasMinifiedSize(file.path, head.size)) return 'minified';
+  const lines = Array.from({ length: BANNER_MAX_LINE }, (_, i) => head.hintLines.get(i + 1) ?? '');
+  if (!hasGeneratedHeader(lines)) return undefined;
+  return removesBanner(file) ? GENERATED_BY_BASE : 'generated';
+}
+
+/** True when the diff removes a banner line from the file's first lines and adds none there. */
+function removesBanner(file: FileDiff): boolean {
+  let removed = false;
+  for (const hunk of file.hunks) {
+    for (const line of hunk.lines) {
+      if (!isBannerLine(line.text)) continue;
+      if (line.kind === 'add' && (line.newLine ?? Infinity) <= BANNER_MAX_LINE) return false;
+      if (line.kind === 'del' && (line.oldLine ?? Infinity) <= BANNER_MAX_LINE) removed = true;
+    }
+  }
+  return removed;
 }

@@ -31,13 +31,31 @@ const TIMEOUT_MS = 60_000;
  * SHA, or the commit cannot be fetched (then the caller proceeds without the file).
  */
 export async function readBaseFile(options: ReadBaseFileOptions): Promise<string | undefined> {
-  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(options.sha)) return undefined;
-  const common = {
+  if (!(await ensureCommit(options))) return undefined;
+  return runGit(['show', `${options.sha}:${options.path}`], commonOf(options)).then(
+    (result) => result.stdout,
+    () => undefined,
+  );
+}
+
+/** Options of git calls in the workspace (no credentials: only a fetch gets them). */
+export function commonOf(options: Omit<ReadBaseFileOptions, 'path'>) {
+  return {
     cwd: options.dir,
     timeoutMs: TIMEOUT_MS,
     ...(options.masker ? { masker: options.masker } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
+}
+
+/**
+ * Makes sure the workspace holds commit `sha`: fetched by SHA (depth 1; the objects the head shares
+ * with it are not sent again) when it lacks it. False when the SHA is not a SHA or the commit
+ * cannot be fetched.
+ */
+export async function ensureCommit(options: Omit<ReadBaseFileOptions, 'path'>): Promise<boolean> {
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(options.sha)) return false;
+  const common = commonOf(options);
   const present = await runGit(['cat-file', '-e', `${options.sha}^{commit}`], common).then(
     () => true,
     () => false,
@@ -51,10 +69,7 @@ export async function readBaseFile(options: ReadBaseFileOptions): Promise<string
       () => true,
       () => false,
     );
-    if (!fetched) return undefined;
+    if (!fetched) return false;
   }
-  return runGit(['show', `${options.sha}:${options.path}`], common).then(
-    (result) => result.stdout,
-    () => undefined,
-  );
+  return true;
 }

@@ -4,7 +4,8 @@
  * source files — against the fake GitHub (OpenAPI-validated, 3,000-file listing cap, pagination)
  * and a scripted model on the fake Anthropic API (which accounts prompt caching). The prompts
  * together show every reviewable hunk exactly once and no skipped file; one review is posted; the
- * receipt is exact. Then the cost cap stops the runs and the review is still posted.
+ * receipt is exact (the synthesis call that writes its one summary included). Then the cost cap
+ * stops the runs and the review is still posted.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -32,8 +33,15 @@ interface Receipt {
   capped?: boolean;
 }
 
-/** The scripted model: one submit_review per run, commenting on a source file of the part and on the lock file. */
+/** What the scripted model answers the synthesis call (no tools, §18). */
+const SYNTHESIS = 'One summary of the whole pull request: services added, one naming problem.';
+
+/**
+ * The scripted model: one submit_review per part's run, commenting on a source file of the part and
+ * on the lock file; text for the synthesis call that writes the review's one summary (no tools).
+ */
 function reviewer(request: RecordedLlmRequest) {
+  if (request.toolNames.length === 0) return { text: SYNTHESIS };
   const prompt = request.messages[0]?.text ?? '';
   const source = /=== (src\/\S+) \(added/.exec(prompt)?.[1];
   return {
@@ -148,6 +156,13 @@ describe('reviewbot review of a 3,000-file pull request', () => {
     // One review; nothing on a skipped file, inline or in the body.
     expect(github.reviews).toHaveLength(1);
     const review = github.reviews[0]!;
+    // One voice (§18): the body opens with the one summary; no part numbering reaches it.
+    expect(review.body?.startsWith(SYNTHESIS)).toBe(true);
+    expect(review.body).not.toMatch(/Part \d+ of \d+/);
+    expect(review.body).not.toContain('Looked at ');
+    const synthesis = requests.filter((r) => r.toolNames.length === 0);
+    expect(synthesis).toHaveLength(1);
+    expect(synthesis[0]!.messages[0]!.text).toMatch(/<untrusted-data-[0-9a-f]{12} kind="review-notes">/);
     expect(review.body).toContain('<details>');
     expect(review.body).toContain('Review receipt');
     expect(review.body).not.toContain('LOCK-FILE-NOTE');
@@ -166,7 +181,8 @@ describe('reviewbot review of a 3,000-file pull request', () => {
     expect(receipt.agentRuns).toBe(requests.length);
     expect(receipt.agentRuns).toBeGreaterThan(1);
     expect(receipt.turns).toBe(requests.length);
-    expect(receipt.toolCalls).toBe(requests.length);
+    // Every part's run calls submit_review once; the synthesis call has no tools.
+    expect(receipt.toolCalls).toBe(requests.length - 1);
     const sum = (pick: (u: NonNullable<RecordedLlmRequest['usage']>) => number): number =>
       requests.reduce((total, r) => total + pick(r.usage!), 0);
     const tokens = {

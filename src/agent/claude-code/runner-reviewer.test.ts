@@ -108,6 +108,23 @@ describe('Claude Code runner, REVIEWER', () => {
     ]);
   });
 
+  it('runs a call without tools in one turn (the synthesis of a multi-part review, §18)', async () => {
+    const system = 'You write the one summary of a review.';
+    const answer = 'One summary of the whole pull request.';
+    fixture.llm.setScript((request) =>
+      request.system.includes(system) ? { text: answer } : { text: 'Side answer' },
+    );
+    const result = await makeRunner(fixture).run(
+      runOptions(fixture, [], { systemPrompt: system, prompt: 'Summarize.', tools: [], maxTurns: 1 }),
+    );
+    const calls = fixture.llm.requests.filter((r) => r.system.includes(system));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.toolNames).toEqual([]);
+    expect(result.text).toBe(answer);
+    expect(result.turns).toBe(1);
+    expect(result.costUsd).toBeGreaterThanOrEqual(0);
+  });
+
   it('authenticates with CLAUDE_CODE_OAUTH_TOKEN as a bearer token when no API key is set', async () => {
     fixture.llm.setScript(routeTurns([{ text: JSON.stringify(REVIEW) }]));
     const runner = makeRunner(fixture, {

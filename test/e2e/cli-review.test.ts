@@ -287,7 +287,7 @@ describe('reviewbot review failures', () => {
     expect(llm.requests).toHaveLength(0);
   });
 
-  it('exits 1 and posts nothing when the model provider fails', async () => {
+  it('exits 1 and posts nothing but its failed status when the model provider fails', async () => {
     llm.setScript([
       {
         error: {
@@ -299,6 +299,16 @@ describe('reviewbot review failures', () => {
     const result = await runCli(['review', 'acme/widgets#7'], env());
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/LLM provider anthropic returned 400.*prompt is too long/);
-    expect(fx.github.writeRequests()).toEqual([]);
+    // Only the progress of §18: the `reviewbot` status went pending, then failure with the reason.
+    const writes = fx.github.writeRequests();
+    expect(writes.map((r) => r.operationId)).toEqual([
+      'repos/create-commit-status',
+      'repos/create-commit-status',
+    ]);
+    expect(writes.map((r) => (r.body as { state: string }).state)).toEqual(['pending', 'failure']);
+    expect((writes[1]!.body as { description: string }).description).toMatch(
+      /^The review failed: .*prompt is too long/,
+    );
+    expect(fx.github.violations).toEqual([]);
   });
 });

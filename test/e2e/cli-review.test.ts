@@ -261,6 +261,28 @@ describe('reviewbot review failures', () => {
     expect(result.stderr).toMatch(/agent\.max_turns \(from AGENT_MAX_TURNS\)/);
   });
 
+  it('a bad review.progress fails start-up of review and serve, naming the key (exit 2)', async () => {
+    const calls = llm.requests.length;
+    const review = await runCli(['review', 'acme/widgets#7'], { ...env(), REVIEW_PROGRESS: 'loud' });
+    expect(review.code).toBe(2);
+    expect(review.stderr).toMatch(/review\.progress \(from REVIEW_PROGRESS\)/);
+    const serve = await runCli(
+      ['serve'],
+      {
+        ...env(),
+        CODEHOST_WEBHOOK_SECRET: 'whsec-progress',
+        REVIEWER_BOT_USERNAME: 'review-bot',
+        WEBHOOK_HOST: '127.0.0.1',
+        WEBHOOK_PORT: '0',
+        REVIEW_PROGRESS: 'loud',
+      },
+      20_000,
+    );
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toMatch(/review\.progress \(from REVIEW_PROGRESS\)/);
+    expect(llm.requests).toHaveLength(calls);
+  });
+
   it('exits 2 on --trigger with --local or an unknown trigger', async () => {
     const local = await runCli(['review', '--local', '--trigger', 'lifecycle'], env());
     expect(local.code).toBe(2);

@@ -56,6 +56,14 @@ describe('reviewbot serve in cluster mode: /metrics', () => {
     expect(sample(text, 'reviewbot_reviews_unpriced_total')).toBe(sum('reviews_unpriced'));
     expect(sum('review_cost_usd') + sum('reviews_unpriced')).toBeGreaterThan(0);
 
+    // The pods showed their progress on the head commit (CONTRACT §18), the server none itself.
+    expect(fx.github.statuses.map((s) => [s.context, s.state])).toEqual([
+      ['reviewbot', 'pending'],
+      ['reviewbot', 'success'],
+      ['reviewbot', 'pending'],
+      ['reviewbot', 'success'],
+    ]);
+
     // Kubernetes retries the first Job: its pod runs again with the same payload and job id.
     const first = fx.k8s.runs.find((r) => r.env.REVIEWBOT_JOB_PAYLOAD?.includes(jobIds[0]!));
     expect(first).toBeDefined();

@@ -12,8 +12,7 @@
 import { gitOutput } from './diff.js';
 import { findRepo } from './handlers-pulls.js';
 import { errorResult, notFound, unprocessable, type Route, type RouteContext } from './route-types.js';
-import { userJson } from './shapes-core.js';
-import { appJson } from './shapes-core.js';
+import { appJson, userJson } from './shapes-core.js';
 import type { CheckRunRecord, RepoRecord, StatusRecord } from './state.js';
 
 /** GitHub's limit on a commit status description, characters. */

@@ -37,3 +37,39 @@ describe('metrics of review receipts (§15)', () => {
     expect(text).toContain('reviewbot_reviews_capped_total 1');
   });
 });
+
+describe('metrics with a totals source (cluster mode)', () => {
+  it('exports this process own amounts plus the source totals, and keeps the last answer on a failure', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.agentTokens('reviewer', { inputTokens: 10, outputTokens: 1 });
+    let calls = 0;
+    let fail = false;
+    metrics.addTotalsSource(async () => {
+      calls += 1;
+      if (fail) throw new Error('store down');
+      return {
+        'agent_tokens:reviewer:input': 1000,
+        'agent_tokens:worker:output': 7,
+        'review_tokens:cache_read': 500,
+        review_cost_usd: 0.5,
+        reviews_unpriced: 2,
+      };
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('reviewbot_agent_tokens_total{bot_type="reviewer",direction="input"} 1010');
+    expect(text).toContain('reviewbot_agent_tokens_total{bot_type="reviewer",direction="output"} 1');
+    expect(text).toContain('reviewbot_agent_tokens_total{bot_type="worker",direction="output"} 7');
+    expect(text).toContain('reviewbot_review_tokens_total{kind="cache_read"} 500');
+    expect(text).toContain('reviewbot_review_cost_usd_total 0.5');
+    expect(text).toContain('reviewbot_reviews_unpriced_total 2');
+    // One read per scrape, however many counters it feeds.
+    expect(calls).toBe(1);
+    fail = true;
+    metrics.addTotalsSource(async () => {
+      throw new Error('store down');
+    });
+    metrics.agentTokens('reviewer', { inputTokens: 5, outputTokens: 0 });
+    const later = await metrics.registry.metrics();
+    expect(later).toContain('reviewbot_agent_tokens_total{bot_type="reviewer",direction="input"} 1015');
+  });
+});

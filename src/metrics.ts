@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ReviewReceipt, TokenUsage } from './review/types.js';
+import { createUsageTally, type UsageTotals } from './usage-totals.js';
 
 /** Outcome label of a webhook request. */
 export type WebhookOutcome =
@@ -20,7 +21,18 @@ export interface Metrics {
   agentTokens(botType: string, usage: TokenUsage): void;
   /** §15: a finished review's receipt — tokens by kind, cost, files skipped by reason. */
   reviewReceipt(receipt: ReviewReceipt): void;
+  /**
+   * Cluster mode: from now on the token and cost counters (`reviewbot_review_tokens_total`,
+   * `reviewbot_review_cost_usd_total`, `reviewbot_reviews_unpriced_total`,
+   * `reviewbot_agent_tokens_total`) export this process's own amounts plus `source()`'s totals (the
+   * Job pods', read from the store), fetched at scrape time at most once a second. A failing
+   * `source` keeps its last answer.
+   */
+  addTotalsSource(source: () => Promise<UsageTotals>): void;
 }
+
+/** Shortest time between two reads of an external totals source, ms. */
+const SOURCE_MIN_INTERVAL_MS = 1000;
 
 /** Creates a fresh registry with the default process metrics and reviewbot's own. */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -88,9 +100,53 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     help: 'Reviews stopped by review.max_cost_usd',
     registers: [registry],
   });
+  const tally = createUsageTally();
+  let source: (() => Promise<UsageTotals>) | undefined;
+  let external: UsageTotals = {};
+  let refreshing: { at: number; done: Promise<void> } | undefined;
+  /** Sets the four usage counters to this process's tally plus the source's totals. */
+  const apply = (): void => {
+    const local = tally.totals();
+    const fields = new Set([...Object.keys(local), ...Object.keys(external)]);
+    for (const counter of [reviewTokens, reviewCost, unpriced, tokens]) counter.reset();
+    for (const field of fields) {
+      const value = (local[field] ?? 0) + (external[field] ?? 0);
+      const [kind, a, b] = field.split(':');
+      if (kind === 'review_tokens' && a) reviewTokens.inc({ kind: a }, value);
+      else if (kind === 'review_cost_usd') reviewCost.inc(value);
+      else if (kind === 'reviews_unpriced') unpriced.inc(value);
+      else if (kind === 'agent_tokens' && a && b) tokens.inc({ bot_type: a, direction: b }, value);
+    }
+  };
+  const refresh = (): Promise<void> => {
+    if (!source) return Promise.resolve();
+    const now = Date.now();
+    if (!refreshing || now - refreshing.at >= SOURCE_MIN_INTERVAL_MS) {
+      const read = source;
+      refreshing = {
+        at: now,
+        done: read().then(
+          (totals) => {
+            external = totals;
+            apply();
+          },
+          () => apply(),
+        ),
+      };
+    }
+    return refreshing.done;
+  };
+  for (const counter of [reviewTokens, reviewCost, unpriced, tokens]) {
+    (counter as unknown as { collect: () => Promise<void> }).collect = refresh;
+  }
   return {
     registry,
+    addTotalsSource: (next) => {
+      source = next;
+      refreshing = undefined;
+    },
     reviewReceipt: (receipt) => {
+      tally.reviewReceipt(receipt);
       const { tokens } = receipt;
       reviewTokens.inc({ kind: 'input' }, tokens.input);
       reviewTokens.inc({ kind: 'cache_write' }, tokens.cacheWrite);
@@ -109,6 +165,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     },
     queueDepth: (n) => depth.set(n),
     agentTokens: (botType, usage) => {
+      tally.agentTokens(botType, usage);
       tokens.inc({ bot_type: botType, direction: 'input' }, usage.inputTokens);
       tokens.inc({ bot_type: botType, direction: 'output' }, usage.outputTokens);
     },

@@ -14,6 +14,8 @@ import type { ReviewTrigger } from '../review/memory/index.js';
 import { capUnenforceable } from '../review/usage-meter.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
+import { failureReason } from '../jobs/run-job.js';
+import { createJobProgress, failureReport, progressTarget, reviewReport } from '../jobs/progress.js';
 import { buildPlatform } from './build-platform.js';
 import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
@@ -116,7 +118,7 @@ export async function reviewPullRequest(
   options: Omit<ReviewCommandOptions, 'ref'> & { ref: string },
   deps: ReviewDeps,
 ): Promise<PullRequestReview> {
-  const { env, logger, masker, onEvent: progress } = deps;
+  const { env, logger, masker, onEvent: progressEvent } = deps;
   const ref = parsePrRef(options.ref, options.platform);
   const { config } = loadConfig({ ...(options.config ? { configFile: options.config } : {}), env });
   // Said once, on stderr, before the review starts; the review still runs (CONTRACT §3).
@@ -143,45 +145,65 @@ export async function reviewPullRequest(
     (n): n is string => n !== undefined,
   );
 
-  progress({
+  progressEvent({
     type: 'phase',
     phase: 'pull-request',
     message: `resolving ${ref.repoFullName}#${ref.prNumber} on ${platform.name}`,
   });
   const pullRequest = await platform.getPullRequest(ref.repoFullName, ref.prNumber);
-  const outcome = await executeReview({
+  // A dry run writes nothing to the pull request, not even its progress (§18).
+  const progress = createJobProgress({
     platform,
-    runner,
-    repoFullName: ref.repoFullName,
-    prNumber: ref.prNumber,
-    pullRequest,
-    ...(options.prompt ? { prompt: options.prompt } : {}),
-    baseDir: config.workspace.base_dir,
-    maxTurns: config.agent.max_turns,
-    botUsernames,
-    logger,
+    setting: options.dryRun ? 'off' : config.review.progress,
+    botType: 'reviewer',
     masker,
-    onEvent: progress,
-    limits,
-    reviewSettings: config.review,
-    ...(options.trigger ? { trigger: options.trigger } : {}),
+    logger,
   });
-
-  outcome.result.warnings = [...warnings, ...outcome.result.warnings];
-
-  // A redundant lifecycle trigger posts nothing, not even a "Nothing to review" comment (§13).
-  if (outcome.skipped) return { ref, pullRequest, outcome };
+  let outcome: ReviewOutcome;
   let posted: PostedReview | undefined;
-  if (!options.dryRun) {
-    progress({ type: 'phase', phase: 'filter', message: 'posting the review' });
-    posted = await postReview(
+  try {
+    outcome = await executeReview({
       platform,
-      outcome,
-      { repoFullName: ref.repoFullName, prNumber: ref.prNumber },
+      runner,
+      repoFullName: ref.repoFullName,
+      prNumber: ref.prNumber,
+      pullRequest,
+      ...(options.prompt ? { prompt: options.prompt } : {}),
+      baseDir: config.workspace.base_dir,
+      maxTurns: config.agent.max_turns,
+      botUsernames,
       logger,
-    );
-    progress({ type: 'phase', phase: 'filter', message: `posted ${posted.kind}: ${posted.posted.url}` });
+      masker,
+      onEvent: progressEvent,
+      limits,
+      reviewSettings: config.review,
+      ...(options.trigger ? { trigger: options.trigger } : {}),
+      onReviewing: (pr) => progress.start(progressTarget(pr)),
+    });
+
+    outcome.result.warnings = [...warnings, ...outcome.result.warnings];
+
+    // A redundant lifecycle trigger posts nothing, not even a "Nothing to review" comment (§13).
+    if (outcome.skipped) return { ref, pullRequest, outcome };
+    if (!options.dryRun) {
+      progressEvent({ type: 'phase', phase: 'filter', message: 'posting the review' });
+      posted = await postReview(
+        platform,
+        outcome,
+        { repoFullName: ref.repoFullName, prNumber: ref.prNumber },
+        logger,
+      );
+      progressEvent({
+        type: 'phase',
+        phase: 'filter',
+        message: `posted ${posted.kind}: ${posted.posted.url}`,
+      });
+    }
+  } catch (error) {
+    await progress.finish('failure', failureReport('reviewer', failureReason(error, masker)));
+    throw error;
   }
+  await progress.finish('neutral', reviewReport(outcome.result, posted?.posted.url));
   return { ref, pullRequest, outcome, ...(posted ? { posted } : {}) };
 }
 

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import { publishDone } from '../cluster/redis/done-signal.js';
+import { recordJobUsage } from '../cluster/redis/job-usage.js';
 import { createRedisConversationStore } from '../cluster/redis/conversation-store.js';
 import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { loadConfig } from '../config/load-config.js';
@@ -19,6 +20,7 @@ import { createLogger, type Logger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import { buildPlatforms } from '../platforms/index.js';
 import { SecretMasker, secretValues } from '../secrets.js';
+import { createUsageTally } from '../usage-totals.js';
 import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
 
@@ -64,16 +66,39 @@ async function setUpAndRun(
   const sandbox = await setUpToolSandbox(config.agent, log);
   const platforms = await buildPlatforms({ env, logger: log });
   const runner = buildRunner(config, env, masker, log, { sandbox });
-  return runJob(payload, {
+  // The job's tokens and cost go to the store once per job id, for the server's /metrics.
+  const metrics = createMetrics({ defaultMetrics: false });
+  const tally = createUsageTally();
+  const result = await runJob(payload, {
     platforms,
     createRunner: () => runner,
     sandbox,
     config,
     store: createRedisConversationStore(redis, { ttlSeconds: config.store.key_ttl_seconds, logger: log }),
-    metrics: createMetrics({ defaultMetrics: false }),
+    metrics: {
+      ...metrics,
+      reviewReceipt: (receipt) => {
+        metrics.reviewReceipt(receipt);
+        tally.reviewReceipt(receipt);
+      },
+      agentTokens: (botType, usage) => {
+        metrics.agentTokens(botType, usage);
+        tally.agentTokens(botType, usage);
+      },
+    },
     logger: log,
     masker,
   });
+  const totals = tally.totals();
+  if (Object.keys(totals).length > 0) {
+    try {
+      const recorded = await recordJobUsage(redis, payload.jobId, totals, config.store.key_ttl_seconds);
+      if (!recorded) log.info('usage of this job id was recorded before (a retried Job); not counted again');
+    } catch (error) {
+      log.warn({ err: masker.mask(describeError(error)) }, 'could not record the job usage');
+    }
+  }
+  return result;
 }
 
 /**

@@ -18,6 +18,7 @@ import { withheldJobSettings } from './k8s/job-env.js';
 import { createKubernetesExecutor } from './kubernetes-executor.js';
 import { createDoneWatcher } from './redis/done-watcher.js';
 import { createRedisJobQueue } from './redis/job-queue.js';
+import { readUsageTotals } from './redis/job-usage.js';
 
 /** Options of `createClusterJobRunner`. */
 export interface ClusterRunnerOptions {
@@ -82,6 +83,8 @@ export function createClusterJobRunner(options: ClusterRunnerOptions): ClusterJo
   const subscriber = connect(url, 'subscriber', logger, masker);
   const commands = connect(url, 'commands', logger, masker);
   const watcher = createDoneWatcher(subscriber, commands, { logger });
+  // `/metrics` adds the Job pods' tokens and cost, read from the store at scrape time.
+  options.metrics.addTotalsSource(() => readUsageTotals(commands));
   const queue = createRedisJobQueue({
     redis: () => connect(url, 'queue', logger, masker),
     ownerId: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,

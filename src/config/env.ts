@@ -56,6 +56,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   bind('REVIEW_MAX_PARTS', 'review.max_parts', 'int'),
   bind('REVIEW_MAX_PARALLEL_RUNS', 'review.max_parallel_runs', 'int'),
   bind('REVIEW_MAX_COST_USD', 'review.max_cost_usd', 'number'),
+  bind('REVIEW_PROGRESS', 'review.progress'),
   bind('STORE_URL', 'store.url'),
   bind('STORE_KEY_TTL_SECONDS', 'store.key_ttl_seconds', 'int'),
 ];

@@ -98,6 +98,7 @@ describe('loadConfig', () => {
     ['K8S_IMAGE_PULL_POLICY', 'Sometimes', /kubernetes\.image_pull_policy \(from K8S_IMAGE_PULL_POLICY\)/],
     ['WEBHOOK_PORT', '70000', /webhook\.port \(from WEBHOOK_PORT\)/],
     ['K8S_RESOURCE_LIMITS_MEMORY', 'lots', /kubernetes\.resources\.limits\.memory/],
+    ['REVIEW_PROGRESS', 'loud', /review\.progress \(from REVIEW_PROGRESS\): /],
   ])('rejects %s=%s naming the key', (name, value, pattern) => {
     expect(problems(() => loadConfig({ ...none, env: { [name]: value } })).join('\n')).toMatch(pattern);
   });

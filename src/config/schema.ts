@@ -122,6 +122,8 @@ export const rawConfigSchema = z.strictObject({
       max_parallel_runs: z.int().min(1).max(32).default(DEFAULT_MAX_PARALLEL_RUNS),
       /** §15: hard cap on one review's cost in USD; unset = no cap. */
       max_cost_usd: z.number().gt(0).optional(),
+      /** §18: `status` shows a job's progress next to the head commit; `off` shows nothing. */
+      progress: z.enum(['status', 'off']).default('status'),
     })
     .prefault({}),
   store: z

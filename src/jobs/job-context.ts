@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { Platform, PlatformName } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
+import type { JobProgress } from './progress.js';
 import type { BotType, ConversationStore } from './types.js';
 
 /** Dependencies of `runJob`, `processReviewerComment` and `processWorkerComment`. */
@@ -28,6 +29,8 @@ export interface JobContext {
   signal?: AbortSignal;
   /** The tool sandbox detected at start-up (CONTRACT §16); default: detected on first use. */
   sandbox?: ToolSandbox;
+  /** The job's progress report on the pull request (§18); `runJob` sets it. */
+  progress?: JobProgress;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   trimConversation,
   type JobContext,
 } from './job-context.js';
+import { progressTarget } from './progress.js';
 import { replyTargetOf } from './reply-target.js';
 import { sessionKeyOf, type JobPayload } from './types.js';
 
@@ -60,6 +61,7 @@ export async function processReviewerComment(
     trigger: comment.commentType === 'lifecycle' ? 'lifecycle' : 'request',
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     limits: await reviewLimitsOf(ctx.config),
+    onReviewing: (pr) => ctx.progress?.start(progressTarget(pr)),
   });
   if (review.skipped) {
     ctx.logger.info(

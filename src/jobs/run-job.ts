@@ -7,10 +7,12 @@ import { describeError } from '../errors.js';
 import { neutraliseMarkers } from '../review/memory/markers.js';
 import type { SecretMasker } from '../secrets.js';
 import type { JobContext } from './job-context.js';
+import { createJobProgress, failureReport, reviewReport, type JobProgress } from './progress.js';
 import { replyTargetOf } from './reply-target.js';
 import { processReviewerComment } from './reviewer-job.js';
 import type { BotType, JobPayload, JobResult } from './types.js';
 import { processWorkerComment } from './worker-job.js';
+import type { WorkerResult } from './worker-reply.js';
 
 export type { JobContext } from './job-context.js';
 
@@ -35,10 +37,18 @@ export function failureReplyBody(botType: BotType, reason: string): string {
   return `reviewbot could not finish ${what}: ${neutraliseMarkers(reason)}`;
 }
 
+/** One line about a finished WORKER job for its progress report. */
+function workerDescription(result: WorkerResult): string {
+  if (result.kind === 'pushed') return `Done: pushed ${result.sha.slice(0, 12)}`;
+  if (result.kind === 'fork') return 'Done: changes not pushed (the branch is in a fork)';
+  return 'Done: no changes';
+}
+
 /**
  * Runs `payload` and returns how it ended. REVIEWER → `processReviewerComment`, WORKER →
  * `processWorkerComment`; the job's log lines carry `jobId`, `platform`, `repo`, `pr`, `botType`.
- * Records `metrics.job(botType, result, durationMs)`. On any error: logs it, posts
+ * Records `metrics.job(botType, result, durationMs)`. Drives the job's progress report (§18,
+ * `progress.ts`): started by the job once it knows the head, finished here. On any error: logs it, posts
  * `failureReplyBody` in the mention's thread (a failure to post is only logged) and returns
  * `{ status: 'failed', error: reason }`; a WORKER that fails before its push has pushed nothing.
  */
@@ -52,12 +62,31 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
     pr: comment.prNumber,
     botType: payload.botType,
   });
-  const jobCtx: JobContext = { ...ctx, logger };
+  // The job's own least-privilege token (CONTRACT §16), for its progress and failure reply too.
+  const base = ctx.platforms.get(comment.platform);
+  const platform = base?.forJob?.(comment.repoFullName, payload.botType) ?? base;
+  const progress: JobProgress | undefined = platform
+    ? createJobProgress({
+        platform,
+        setting: ctx.config.review.progress ?? 'status',
+        botType: payload.botType,
+        masker: ctx.masker,
+        logger,
+      })
+    : undefined;
+  const jobCtx: JobContext = { ...ctx, logger, ...(progress ? { progress } : {}) };
   logger.info({ eventType: comment.eventType, enqueuedAt: payload.enqueuedAt }, 'job started');
   try {
-    if (payload.botType === 'reviewer') await processReviewerComment(payload, jobCtx);
-    else if (payload.botType === 'worker') await processWorkerComment(payload, jobCtx);
-    else throw new Error(`unknown bot type ${JSON.stringify(payload.botType)}`);
+    if (payload.botType === 'reviewer') {
+      const outcome = await processReviewerComment(payload, jobCtx);
+      await progress?.finish('neutral', reviewReport(outcome.review.result, outcome.posted?.posted.url));
+    } else if (payload.botType === 'worker') {
+      const outcome = await processWorkerComment(payload, jobCtx);
+      await progress?.finish('success', {
+        description: workerDescription(outcome.result),
+        url: outcome.posted.url,
+      });
+    } else throw new Error(`unknown bot type ${JSON.stringify(payload.botType)}`);
     const durationMs = Date.now() - started;
     ctx.metrics.job(payload.botType, 'succeeded', durationMs);
     logger.info({ durationMs }, 'job succeeded');
@@ -67,9 +96,7 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
     const reason = failureReason(error, ctx.masker);
     ctx.metrics.job(String(payload.botType), 'failed', durationMs);
     logger.error({ durationMs, error: reason, errorType: (error as Error)?.name }, 'job failed');
-    // The job's own least-privilege token (CONTRACT §16), as for its other calls.
-    const base = ctx.platforms.get(comment.platform);
-    const platform = base?.forJob?.(comment.repoFullName, payload.botType) ?? base;
+    await progress?.finish('failure', failureReport(payload.botType, reason));
     if (platform) {
       try {
         await platform.postReply(replyTargetOf(comment), failureReplyBody(payload.botType, reason));

@@ -12,6 +12,7 @@ import { runGit } from '../workspace/git.js';
 import { inspectLocalConfig } from '../workspace/local-config.js';
 import { prepareWorkspace, withWorkspaceLock, workspacePath } from '../workspace/workspace.js';
 import { logProgress, platformFor, trimConversation, type JobContext } from './job-context.js';
+import { progressTarget } from './progress.js';
 import { replyTargetOf } from './reply-target.js';
 import { sessionKeyOf, type JobPayload } from './types.js';
 import { buildWorkerPrompt, buildWorkerSystemPrompt } from './worker-prompt.js';
@@ -77,6 +78,7 @@ export async function processWorkerComment(payload: JobPayload, ctx: JobContext)
   });
   const signal = ctx.signal ? { signal: ctx.signal } : {};
   const pr = await platform.getPullRequest(comment.repoFullName, comment.prNumber);
+  ctx.progress?.start(progressTarget(pr));
   const baseDir = ctx.config.workspace.base_dir;
   const dir = workspacePath(baseDir, comment.platform, comment.repoFullName, comment.prNumber);
   const key = sessionKeyOf(payload);

@@ -133,6 +133,48 @@ export interface ReviewThread {
   body: string;
 }
 
+/** How a job ended, as its progress report shows it (CONTRACT §18). */
+export type ProgressConclusion = 'neutral' | 'success' | 'failure';
+
+/** What a progress report says: a short line next to the commit, and optional Markdown details. */
+export interface ProgressReport {
+  /**
+   * One line (commit status `description`, check run `output.title`); the caller cuts it to the
+   * platform's `progressLimits.description` and masks secrets in it.
+   */
+  description: string;
+  /** Markdown details (check run `output.summary`: the receipt); platforms without a place drop it. */
+  summary?: string;
+  /** A web page about the job's result (e.g. the posted review), as the status' link. */
+  url?: string;
+}
+
+/** The commit a progress report is shown on. */
+export interface ProgressTarget {
+  repoFullName: string;
+  prNumber: number;
+  /** Full head SHA of the pull request when the job started. */
+  headSha: string;
+  /** The pull request's web page (Bitbucket's build status needs a `url`). */
+  prUrl?: string;
+}
+
+/** A started progress report; `finish` completes it once. */
+export interface ProgressHandle {
+  /**
+   * Marks the report done with `conclusion` (check run: the conclusion itself; commit statuses:
+   * `neutral` and `success` → success, `failure` → failure/failed).
+   * @throws AuthError / PlatformError like any other call.
+   */
+  finish(conclusion: ProgressConclusion, report: ProgressReport): Promise<void>;
+}
+
+/** Lengths a platform accepts in a progress report, characters (from its API documentation). */
+export interface ProgressLimits {
+  description: number;
+  summary: number;
+}
+
 /**
  * A code-hosting platform. Methods throw `AuthError` on rejected credentials and `PlatformError`
  * on other API failures (`retryable` when a retry could succeed).
@@ -189,6 +231,15 @@ export interface Platform {
    * with `resolved=true`). Callers resolve only threads the bot started (§13).
    */
   resolveThread?(repoFullName: string, prNumber: number, threadId: string): Promise<void>;
+  /** Set with `startProgress`: how long a report's texts may be. */
+  readonly progressLimits?: ProgressLimits;
+  /**
+   * Shows that a job works on `target`'s head commit under the name `reviewbot` (CONTRACT §18):
+   * GitHub App a check run `in_progress`, GitHub token and GitLab a commit status
+   * `pending`/`running`. Drive it through `src/jobs/progress.ts`, never directly.
+   * @throws AuthError / PlatformError like any other call.
+   */
+  startProgress?(target: ProgressTarget, report: ProgressReport): Promise<ProgressHandle>;
 }
 
 /** Kinds of incoming events that may start a job (CONTRACT §7 `eventType`). */

@@ -81,6 +81,11 @@ export interface ExecuteReviewInput {
   reviewSettings?: ServerReviewSettings;
   /** `lifecycle` for a trigger (an unchanged head runs no agent), `request` (default) when asked. */
   trigger?: ReviewTrigger;
+  /**
+   * Called once when the review is going to run (not for a lifecycle trigger on an already-reviewed
+   * head), with the pull request whose head it reviews: where progress starts (§18). Must not throw.
+   */
+  onReviewing?: (pullRequest: PullRequestInfo) => void;
 }
 
 /** The result plus what posting and the session store need. */
@@ -183,6 +188,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       phase('diff', `nothing new to review since ${since}; no agent run`);
       return skippedOutcome(pullRequest, loaded.memory.plan.info, started);
     }
+    input.onReviewing?.(pullRequest);
     const [workspace, { files, comments, botNames, memory }] = await Promise.all([
       cloneOrUpdate(),
       loaded ?? loading,

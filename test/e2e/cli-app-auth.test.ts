@@ -69,7 +69,7 @@ describe('reviewbot review as a GitHub App', () => {
     expect(mints.map((r) => r.body)).toEqual([
       {
         repositories: ['widgets'],
-        permissions: { contents: 'read', pull_requests: 'write', issues: 'write' },
+        permissions: { contents: 'read', pull_requests: 'write', issues: 'write', checks: 'write' },
       },
     ]);
     // git asks anonymously first (401), then with the installation token.
@@ -80,6 +80,26 @@ describe('reviewbot review as a GitHub App', () => {
       expect(filesContaining(path.join(root, 'ws'), token)).toEqual([]);
       expect(result.stdout + result.stderr).not.toContain(token);
     }
+    // Progress (CONTRACT §18): one `reviewbot` check run on the head, in progress then neutral,
+    // its summary carrying the receipt; created with the scoped token (checks: write).
+    expect(github.checkRuns).toEqual([
+      expect.objectContaining({
+        name: 'reviewbot',
+        head_sha: scenario.headSha,
+        status: 'completed',
+        conclusion: 'neutral',
+        details_url: github.reviews[0]!.html_url,
+      }),
+    ]);
+    const run = github.checkRuns[0]!;
+    expect(run.output.title).toMatch(/^Reviewed: \d+ findings? · /);
+    expect(run.output.summary).toContain('<summary>Review receipt:');
+    const checkCalls = github.requests.filter((r) => r.operationId?.startsWith('checks/'));
+    expect(checkCalls.map((r) => [r.operationId, (r.body as { status?: string }).status])).toEqual([
+      ['checks/create', 'in_progress'],
+      ['checks/update', 'completed'],
+    ]);
+    expect(github.statuses).toEqual([]);
     expect(github.violations).toEqual([]);
   });
 

@@ -261,6 +261,28 @@ describe('reviewbot review failures', () => {
     expect(result.stderr).toMatch(/agent\.max_turns \(from AGENT_MAX_TURNS\)/);
   });
 
+  it('a bad review.progress fails start-up of review and serve, naming the key (exit 2)', async () => {
+    const calls = llm.requests.length;
+    const review = await runCli(['review', 'acme/widgets#7'], { ...env(), REVIEW_PROGRESS: 'loud' });
+    expect(review.code).toBe(2);
+    expect(review.stderr).toMatch(/review\.progress \(from REVIEW_PROGRESS\)/);
+    const serve = await runCli(
+      ['serve'],
+      {
+        ...env(),
+        CODEHOST_WEBHOOK_SECRET: 'whsec-progress',
+        REVIEWER_BOT_USERNAME: 'review-bot',
+        WEBHOOK_HOST: '127.0.0.1',
+        WEBHOOK_PORT: '0',
+        REVIEW_PROGRESS: 'loud',
+      },
+      20_000,
+    );
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toMatch(/review\.progress \(from REVIEW_PROGRESS\)/);
+    expect(llm.requests).toHaveLength(calls);
+  });
+
   it('exits 2 on --trigger with --local or an unknown trigger', async () => {
     const local = await runCli(['review', '--local', '--trigger', 'lifecycle'], env());
     expect(local.code).toBe(2);
@@ -287,7 +309,7 @@ describe('reviewbot review failures', () => {
     expect(llm.requests).toHaveLength(0);
   });
 
-  it('exits 1 and posts nothing when the model provider fails', async () => {
+  it('exits 1 and posts nothing but its failed status when the model provider fails', async () => {
     llm.setScript([
       {
         error: {
@@ -299,6 +321,16 @@ describe('reviewbot review failures', () => {
     const result = await runCli(['review', 'acme/widgets#7'], env());
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/LLM provider anthropic returned 400.*prompt is too long/);
-    expect(fx.github.writeRequests()).toEqual([]);
+    // Only the progress of §18: the `reviewbot` status went pending, then failure with the reason.
+    const writes = fx.github.writeRequests();
+    expect(writes.map((r) => r.operationId)).toEqual([
+      'repos/create-commit-status',
+      'repos/create-commit-status',
+    ]);
+    expect(writes.map((r) => (r.body as { state: string }).state)).toEqual(['pending', 'failure']);
+    expect((writes[1]!.body as { description: string }).description).toMatch(
+      /^The review failed: .*prompt is too long/,
+    );
+    expect(fx.github.violations).toEqual([]);
   });
 });

@@ -124,6 +124,19 @@ describe('reviewbot review on GitLab', () => {
       /Additional notes \(not in diff\)[\s\S]*Unrelated: this file lacks tests\./,
     );
     expect(result.stdout).toContain(`Posted as a review: ${url}#note_${summary[0]?.id}`);
+    // Progress (CONTRACT §18): one `reviewbot` commit status on the head, running → success.
+    const calls = gitlab.requests.filter((r) => r.method === 'POST' && r.path.includes('/statuses/'));
+    expect(calls.map((r) => (r.body as { state: string }).state)).toEqual(['running', 'success']);
+    expect(gitlab.statuses).toEqual([
+      expect.objectContaining({
+        sha: refs.head_sha,
+        name: 'reviewbot',
+        status: 'success',
+        description: expect.stringMatching(/^Reviewed: 3 findings · /),
+        target_url: `${url}#note_${summary[0]?.id}`,
+        project: PROJECT,
+      }),
+    ]);
   });
 
   it('drops findings the bot already posted (it knows itself from GET /user) and prints --json', async () => {

@@ -70,7 +70,13 @@ describe('withheldJobSettings', () => {
 describe('buildJobEnv: review and sandbox settings', () => {
   it('copies the server effective review/sandbox settings so a pod reviews as the server would', () => {
     const config = rawConfigSchema.parse({
-      review: { incremental: false, ignore: ['dist/**', '*.snap'], max_comments: 5, max_cost_usd: 0.5 },
+      review: {
+        incremental: false,
+        ignore: ['dist/**', '*.snap'],
+        max_comments: 5,
+        max_cost_usd: 0.5,
+        progress: 'off',
+      },
       agent: { provider: 'anthropic', sandbox: 'required', sandbox_network: ['registry.npmjs.org'] },
     });
     const env = Object.fromEntries(
@@ -81,6 +87,7 @@ describe('buildJobEnv: review and sandbox settings', () => {
       REVIEW_IGNORE: 'dist/**,*.snap',
       REVIEW_MAX_COMMENTS: '5',
       REVIEW_MAX_COST_USD: '0.5',
+      REVIEW_PROGRESS: 'off',
       REVIEW_MAX_DIFF_TOKENS: String(config.review.max_diff_tokens),
       AGENT_SANDBOX: 'required',
       AGENT_SANDBOX_NETWORK: 'registry.npmjs.org',

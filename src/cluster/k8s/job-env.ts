@@ -120,6 +120,7 @@ function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | 
     ['REVIEW_MAX_PARTS', String(config.review.max_parts)],
     ['REVIEW_MAX_PARALLEL_RUNS', String(config.review.max_parallel_runs)],
     ['REVIEW_MAX_COST_USD', optionalNumber(config.review.max_cost_usd)],
+    ['REVIEW_PROGRESS', config.review.progress],
     ['AGENT_SANDBOX', config.agent.sandbox],
     ['AGENT_SANDBOX_NETWORK', listValue(config.agent.sandbox_network)],
   ];

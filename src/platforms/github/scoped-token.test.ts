@@ -109,7 +109,7 @@ describe('GitHub App tokens per job', () => {
     expect(mints()).toEqual([
       {
         repositories: ['widgets'],
-        permissions: { contents: 'read', pull_requests: 'write', issues: 'write' },
+        permissions: { contents: 'read', pull_requests: 'write', issues: 'write', checks: 'write' },
       },
     ]);
     const apiCall = github.requests.slice(before).find((r) => r.operationId === 'pulls/get');
@@ -130,7 +130,7 @@ describe('GitHub App tokens per job', () => {
     expect(mints()).toHaveLength(2);
     expect(mints()[1]).toEqual({
       repositories: ['widgets'],
-      permissions: { contents: 'write', pull_requests: 'write', issues: 'write' },
+      permissions: { contents: 'write', pull_requests: 'write', issues: 'write', checks: 'write' },
     });
     const reviewer = await platform.forJob!('acme/widgets', 'reviewer').getGitCredentials();
     expect(reviewer.password).not.toBe(worker.password);

@@ -10,12 +10,13 @@ import type { EndpointDefaults, RequestInterface, RequestParameters, Route } fro
 export type GitHubBotType = 'reviewer' | 'worker';
 
 /**
- * Installation permissions per bot type. REVIEWER: read the code, write reviews, comments and
- * reactions; WORKER: the same plus pushing commits. (`metadata: read` is always granted.)
+ * Installation permissions per bot type. REVIEWER: read the code, write reviews, comments,
+ * reactions and the `reviewbot` check run (CONTRACT §18); WORKER: the same plus pushing commits.
+ * (`metadata: read` is always granted.)
  */
 export const BOT_PERMISSIONS: Record<GitHubBotType, Record<string, 'read' | 'write'>> = {
-  reviewer: { contents: 'read', pull_requests: 'write', issues: 'write' },
-  worker: { contents: 'write', pull_requests: 'write', issues: 'write' },
+  reviewer: { contents: 'read', pull_requests: 'write', issues: 'write', checks: 'write' },
+  worker: { contents: 'write', pull_requests: 'write', issues: 'write', checks: 'write' },
 };
 
 /** What a job's token is restricted to. */

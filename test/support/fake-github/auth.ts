@@ -39,7 +39,9 @@ export function authenticate(config: AuthConfig, header: string | undefined, now
   const token = match[2] ?? '';
   if (token === config.token) return { ok: true, identity: { kind: 'token', login: config.login } };
   if (config.app && isLiveInstallationToken(config, token, nowMs)) {
-    return { ok: true, identity: { kind: 'installation', login: botLogin(config.app.identity) } };
+    const permissions = config.installationTokens.get(token)?.permissions;
+    const identity: Identity = { kind: 'installation', login: botLogin(config.app.identity) };
+    return { ok: true, identity: permissions ? { ...identity, permissions } : identity };
   }
   if (config.app && looksLikeJwt(token)) {
     const { identity, key, clientId } = config.app;

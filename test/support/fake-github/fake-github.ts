@@ -12,6 +12,7 @@ import { appPublicKey, mintInstallationToken } from './app-auth.js';
 import type { AuthConfig } from './auth.js';
 import { createGitService } from './git-service.js';
 import { appRoutes } from './handlers-app.js';
+import { checkRoutes, checkRunsJson, statusJson } from './handlers-checks.js';
 import { commentRoutes } from './handlers-comments.js';
 import { memoryRoutes } from './handlers-memory.js';
 import { isGraphqlMutation, listThreads } from './graphql.js';
@@ -76,7 +77,14 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   const faults: Fault[] = [];
   const deps: PipelineDeps = {
     services,
-    routes: { ...pullRoutes, ...commentRoutes, ...reviewRoutes, ...appRoutes, ...memoryRoutes },
+    routes: {
+      ...pullRoutes,
+      ...commentRoutes,
+      ...reviewRoutes,
+      ...appRoutes,
+      ...memoryRoutes,
+      ...checkRoutes,
+    },
     auth,
     baseUrl: () => shape.baseUrl,
     handleGit: (req, res) => git.handle(req, res),
@@ -117,6 +125,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     },
     get reviewThreads() {
       return listThreads(state);
+    },
+    get checkRuns() {
+      return checkRunsJson(services, state.checkRuns);
+    },
+    get statuses() {
+      return state.statuses.map((s) => statusJson(services, s));
     },
     get installationTokens() {
       return [...auth.installationTokens.keys()];

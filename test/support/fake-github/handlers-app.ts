@@ -40,7 +40,7 @@ const createInstallationToken: Route = {
         expires_at: expiresAt,
         permissions: body.permissions
           ? { ...body.permissions, metadata: 'read' }
-          : { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read' },
+          : { contents: 'write', issues: 'write', pull_requests: 'write', checks: 'write', metadata: 'read' },
         repository_selection: body.repositories ? 'selected' : 'all',
       },
     };

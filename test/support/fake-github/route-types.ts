@@ -10,6 +10,8 @@ export interface Identity {
   kind: 'token' | 'installation' | 'app';
   /** Acting login: the token's user, or `<slug>[bot]` for an installation (the slug for the App JWT). */
   login: string;
+  /** Installation tokens minted with `permissions`: the permissions they were restricted to. */
+  permissions?: Record<string, string>;
 }
 
 /** Services the handlers share. */

@@ -191,7 +191,13 @@ export function appJson(ctx: ShapeContext, app: AppIdentity, owner: string): Git
     html_url: `${ctx.baseUrl}/apps/${app.slug}`,
     created_at: EPOCH,
     updated_at: EPOCH,
-    permissions: { contents: 'read', issues: 'write', pull_requests: 'write', metadata: 'read' },
+    permissions: {
+      contents: 'read',
+      issues: 'write',
+      pull_requests: 'write',
+      checks: 'write',
+      metadata: 'read',
+    },
     events: ['issue_comment', 'pull_request', 'pull_request_review', 'pull_request_review_comment'],
     installations_count: 1,
   };

@@ -93,6 +93,36 @@ export interface ReactionRecord {
   createdAt: string;
 }
 
+/** A check run (Checks API; only GitHub Apps create them). */
+export interface CheckRunRecord {
+  id: number;
+  repo: RepoRecord;
+  name: string;
+  headSha: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  detailsUrl: string | null;
+  externalId: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  /** Login of the App's bot that created it. */
+  user: string;
+}
+
+/** A commit status. */
+export interface StatusRecord {
+  id: number;
+  repo: RepoRecord;
+  sha: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description: string | null;
+  targetUrl: string | null;
+  context: string;
+  user: string;
+  createdAt: string;
+}
+
 /** Everything one fake holds. */
 export interface FakeState {
   repos: Map<string, RepoRecord>;
@@ -102,6 +132,8 @@ export interface FakeState {
   reviews: ReviewRecord[];
   reviewComments: ReviewCommentRecord[];
   reactions: ReactionRecord[];
+  checkRuns: CheckRunRecord[];
+  statuses: StatusRecord[];
   /** Login → numeric id. */
   users: Map<string, number>;
   /** Next id for a created object (ids are unique across kinds). */
@@ -120,6 +152,8 @@ export function createState(firstId = 1000): FakeState {
     reviews: [],
     reviewComments: [],
     reactions: [],
+    checkRuns: [],
+    statuses: [],
     users: new Map(),
     nextId: () => (id += 1),
     now: () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),

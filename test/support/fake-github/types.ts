@@ -141,6 +141,25 @@ export interface FakeGitHub {
   readonly reactions: FakeReaction[];
   /** Review threads (top-level review comments with their replies) and who resolved them. */
   readonly reviewThreads: FakeReviewThread[];
+  /** Check runs created (GitHub App auth), in GitHub's response shape, oldest first. */
+  readonly checkRuns: Array<
+    Record<string, unknown> & {
+      name: string;
+      status: string;
+      conclusion: string | null;
+      head_sha: string;
+      output: { title: string | null; summary: string | null };
+    }
+  >;
+  /** Commit statuses created, in GitHub's response shape, oldest first. */
+  readonly statuses: Array<
+    Record<string, unknown> & {
+      state: string;
+      context: string;
+      description: string | null;
+      target_url: string | null;
+    }
+  >;
   /** Installation tokens minted so far (to check none leaks). */
   readonly installationTokens: string[];
   /** Requests other than GET/HEAD, leaving out minting installation tokens and GraphQL queries. */

@@ -64,6 +64,31 @@ describe('fake GitLab', () => {
     expect(await response.json()).toEqual({ message: '401 Unauthorized' });
   });
 
+  it("moves a commit status through GitLab's states and refuses what GitLab refuses", async () => {
+    const post = (body: Record<string, unknown>, sha = refs.head_sha) =>
+      api(`projects/${ENCODED}/statuses/${sha}`, { method: 'POST', body: JSON.stringify(body) });
+    const running = await post({ state: 'running', name: 'reviewbot', description: 'working' });
+    expect(running.status).toBe(201);
+    expect(await running.json()).toMatchObject({ status: 'running', name: 'reviewbot', sha: refs.head_sha });
+    // GitLab's state machine: running again is no transition.
+    const again = await post({ state: 'running', name: 'reviewbot' });
+    expect(again.status).toBe(400);
+    expect(await again.json()).toEqual({ message: 'Cannot transition status via :run from :running' });
+    expect((await post({ state: 'success', name: 'reviewbot' })).status).toBe(201);
+    // Finished: the next job's status is a new one.
+    expect((await post({ state: 'running', name: 'reviewbot' })).status).toBe(201);
+    expect(fake.statuses.map((x) => x.status)).toEqual(['success', 'running']);
+    expect((await post({ state: 'done', name: 'reviewbot' })).status).toBe(400);
+    expect((await post({ name: 'reviewbot' })).status).toBe(400);
+    expect((await post({ state: 'failed', name: 'reviewbot', description: 'x'.repeat(256) })).status).toBe(
+      400,
+    );
+    expect((await post({ state: 'failed', name: 'reviewbot' }, 'f'.repeat(40))).status).toBe(404);
+    expect((await post({ state: 'failed', name: 'reviewbot', description: 'x'.repeat(255) })).status).toBe(
+      201,
+    );
+  });
+
   it('accepts the token as PRIVATE-TOKEN or as a bearer token, and never records it', async () => {
     expect((await api('user')).status).toBe(200);
     const bearer = await fetch(`${fake.url}/api/v4/user`, { headers: { authorization: `Bearer ${TOKEN}` } });

@@ -13,6 +13,7 @@ import { createGitHttpHandler } from '../git-http-server.js';
 import { currentVersion } from './diff.js';
 import { memoryRoutes } from './handlers-memory.js';
 import { mergeRequestRoutes } from './handlers-mr.js';
+import { commitStatusJson, statusRoutes } from './handlers-statuses.js';
 import { appendNote, createDiscussion, noteRoutes } from './handlers-notes.js';
 import { createRequestListener, type Fault, type PipelineDeps } from './server.js';
 import type { ShapeContext } from './shapes.js';
@@ -32,7 +33,7 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
   const deps: PipelineDeps = {
     state,
     shape,
-    routes: [...mergeRequestRoutes, ...noteRoutes, ...memoryRoutes],
+    routes: [...mergeRequestRoutes, ...noteRoutes, ...memoryRoutes, ...statusRoutes],
     token: options.token,
     user: state.user(options.username ?? 'reviewbot-bot'),
     handleGit: (req, res) => git.handle(req, res),
@@ -123,6 +124,9 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
         project: a.mr.project.path,
         iid: a.mr.iid,
       }));
+    },
+    get statuses() {
+      return state.statuses.map((s) => ({ ...commitStatusJson({ shape }, s), project: s.project.path }));
     },
     writeRequests: () => requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD'),
     addProject: (o) => ({ id: addProject(o.path, o.bareRepoPath, o.defaultBranch).id }),

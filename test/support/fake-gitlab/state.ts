@@ -101,6 +101,22 @@ export interface AwardRecord {
   createdAt: string;
 }
 
+/** A commit status ("Set the pipeline status of a commit"), one per job of an external stage. */
+export interface CommitStatusRecord {
+  id: number;
+  project: ProjectRecord;
+  sha: string;
+  ref: string | null;
+  name: string;
+  status: 'pending' | 'running' | 'success' | 'failed' | 'canceled';
+  description: string | null;
+  targetUrl: string | null;
+  author: UserRecord;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
 /** Everything the fake stores. */
 export interface FakeState {
   users: Map<string, UserRecord>;
@@ -108,7 +124,8 @@ export interface FakeState {
   mergeRequests: MergeRequestRecord[];
   discussions: DiscussionRecord[];
   awards: AwardRecord[];
-  nextId(kind: 'user' | 'project' | 'mr' | 'note' | 'version' | 'award'): number;
+  statuses: CommitStatusRecord[];
+  nextId(kind: 'user' | 'project' | 'mr' | 'note' | 'version' | 'award' | 'status'): number;
   /** A monotonically increasing ISO timestamp (so creation order sorts). */
   now(): string;
   user(username: string): UserRecord;
@@ -129,8 +146,11 @@ export function createState(): FakeState {
     mergeRequests: [],
     discussions: [],
     awards: [],
+    statuses: [],
     nextId(kind) {
-      const start = { user: 1, project: 101, mr: 5001, note: 90001, version: 701, award: 301 }[kind];
+      const start = { user: 1, project: 101, mr: 5001, note: 90001, version: 701, award: 301, status: 40001 }[
+        kind
+      ];
       const next = counters.get(kind) ?? start;
       counters.set(kind, next + 1);
       return next;

@@ -146,6 +146,16 @@ export interface FakeGitLab {
   /** Diff notes only (the inline discussions' first notes and their replies). */
   readonly diffNotes: StoredNote[];
   readonly awards: StoredAward[];
+  /** Commit statuses ("Set the pipeline status of a commit"), in GitLab's shape plus `project`. */
+  readonly statuses: Array<{
+    id: number;
+    sha: string;
+    name: string;
+    status: string;
+    description: string | null;
+    target_url: string | null;
+    project: string;
+  }>;
   /** Requests other than GET/HEAD. */
   writeRequests(): RecordedRequest[];
   addProject(options: AddProjectOptions): { id: number };

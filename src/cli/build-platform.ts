@@ -28,6 +28,7 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
   const hint: Record<PlatformName, string> = {
     github: 'set CODEHOST_TOKEN (or GITHUB_TOKEN, or the GitHub App variables)',
     gitlab: 'set GITLAB_TOKEN',
+    gitea: 'set GITEA_URL and GITEA_TOKEN',
   };
   if (wanted) {
     const platform = platforms.get(wanted);

@@ -28,7 +28,7 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
   const hint: Record<PlatformName, string> = {
     github: 'set CODEHOST_TOKEN (or GITHUB_TOKEN, or the GitHub App variables)',
     gitlab: 'set GITLAB_TOKEN',
-    gitea: 'set GITEA_URL and GITEA_TOKEN',
+    gitea: 'set GITEA_TOKEN and GITEA_URL',
   };
   if (wanted) {
     const platform = platforms.get(wanted);

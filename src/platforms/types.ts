@@ -8,7 +8,7 @@ import type { DiffSide, FileStatus, PullRequestFile } from '../diff/types.js';
 export type { DiffSide, FileStatus, PullRequestFile };
 
 /** Registered platform names (CONTRACT §4). */
-export type PlatformName = 'github' | 'gitlab';
+export type PlatformName = 'github' | 'gitlab' | 'gitea';
 
 /** A pull/merge request as reported by the platform API. */
 export interface PullRequestInfo {

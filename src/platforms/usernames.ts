@@ -11,6 +11,8 @@ import type { UsernameGrammar } from './username-grammar.js';
 const GRAMMARS: Readonly<Record<PlatformName, UsernameGrammar>> = {
   github: GITHUB_USERNAMES,
   gitlab: GITLAB_USERNAMES,
+  // Placeholder until the Gitea webhook half declares Gitea's own grammar (letters, digits, - _ .).
+  gitea: GITLAB_USERNAMES,
 };
 
 /** The username grammar of `platform`. */

@@ -95,7 +95,12 @@ export function parsePrRef(ref: string, platform?: PlatformName): PrRef {
   if (prNumber === undefined) fail(ref, 'N must be a whole number from 1 to 2147483647');
   const segments = text.slice(0, hash).split('/');
   if (segments.length > 2 && platform !== 'gitlab' && validPath(segments, 'gitlab')) {
-    fail(ref, platform ? 'GitHub repositories are owner/repo' : 'nested paths need --platform gitlab');
+    fail(
+      ref,
+      platform
+        ? `${platform === 'gitea' ? 'Gitea' : 'GitHub'} repositories are owner/repo`
+        : 'nested paths need --platform gitlab',
+    );
   }
   if (!validPath(segments, platform)) fail(ref, 'bad repository name');
   return { repoFullName: segments.join('/'), prNumber };

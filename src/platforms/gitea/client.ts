@@ -90,16 +90,14 @@ export function createGiteaClient(options: GiteaHttpOptions) {
     },
     /** `GET /repos/{owner}/{repo}/raw/{filepath}?ref=`: the file's bytes as text. */
     repoGetRawFile: async (repo: string, path: string, ref: string) =>
-      z
-        .string()
-        .parse(
-          (
-            await http.request('GET', `${repoPath(repo)}/raw/${filePath(path)}`, {
-              query: { ref },
-              as: 'text',
-            })
-          ).body,
-        ),
+      z.string().parse(
+        (
+          await http.request('GET', `${repoPath(repo)}/raw/${filePath(path)}`, {
+            query: { ref },
+            as: 'text',
+          })
+        ).body,
+      ),
     /** `GET /repos/{owner}/{repo}/compare/{basehead}` with `base...head`. */
     repoCompareDiff: (repo: string, base: string, head: string) =>
       get(Compare, `${repoPath(repo)}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`),

@@ -38,7 +38,8 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
   const github = platforms.get('github');
   if (github) return github;
   const [only, ...others] = [...platforms.values()];
-  if (!only) throw new UsageError(`no platform is configured: ${hint.github}, or ${hint.gitlab}`);
+  if (!only)
+    throw new UsageError(`no platform is configured: ${hint.github}, or ${hint.gitlab}, or ${hint.gitea}`);
   if (others.length > 0) throw new UsageError('several platforms are configured: choose one with --platform');
   return only;
 }

@@ -12,8 +12,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeGitea, type FakeGitea } from '../support/fake-gitea/index.js';
+import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
+import { createDiffScenario, type DiffScenario } from '../support/git-fixtures.js';
 import { runCli, type CliResult } from '../support/run-cli.js';
+import { LLM_KEY, reviewScript } from './cli-fixture.js';
 import {
   pullRequestCommentHook,
   pullRequestHook,
@@ -24,7 +28,7 @@ import {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'src', 'action', 'main.js');
 const TOKEN = 'gitea-workflow-token-5b1e0c';
-const KEY = 'sk-ant-gitea-action-key';
+const KEY = LLM_KEY;
 
 const work = mkdtempSync(path.join(tmpdir(), 'rb-gitea-action-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -106,6 +110,106 @@ describe('the Action entry point on Gitea/Forgejo Actions, before any API call',
     expect(result.code).toBe(2);
     expect(result.stdout).toMatch(/^::error title=reviewbot::GITHUB_SERVER_URL is not set/m);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
+  });
+});
+
+describe('the Action entry point on Gitea Actions, reviewing through the fake Gitea', () => {
+  let gitea: FakeGitea;
+  let llm: FakeLlm;
+  let scenario: DiffScenario;
+  let ctx: GiteaHookContext;
+
+  beforeAll(async () => {
+    scenario = createDiffScenario(path.join(work, 'repos'), 'acme/widgets');
+    // The workflow token's user: Gitea's Actions bot.
+    gitea = await startFakeGitea({ token: TOKEN, username: 'gitea-actions' });
+    gitea.addPullRequest({
+      repo: 'acme/widgets',
+      index: 7,
+      bareRepoPath: scenario.bareRepoPath,
+      headBranch: scenario.head,
+      baseBranch: scenario.base,
+      title: 'Tune the service constants',
+    });
+    llm = await startFakeAnthropic({ apiKey: LLM_KEY });
+    ctx = { ...CTX, baseUrl: gitea.url };
+  });
+  afterAll(async () => {
+    await llm?.close();
+    await gitea?.close();
+  });
+
+  /** The runner's environment against the fake Gitea. */
+  function envFor(event: string, payload: unknown, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    const output = path.join(work, `output-${Math.random()}`);
+    writeFileSync(output, '');
+    return giteaEnv(event, payload, {
+      GITHUB_SERVER_URL: gitea.url,
+      GITHUB_API_URL: `${gitea.url}/api/v1`,
+      GITHUB_OUTPUT: output,
+      GITHUB_STEP_SUMMARY: path.join(work, 'summary.md'),
+      INPUT_MODEL: 'test-model',
+      ANTHROPIC_BASE_URL: llm.url,
+      ...extra,
+    });
+  }
+
+  it('a pull_request event: one review with inline comments, posted with the workflow token', async () => {
+    llm.setScript(reviewScript(scenario));
+    const payload = pullRequestHook(
+      ctx,
+      {
+        ...PR,
+        headBranch: scenario.head,
+        headSha: scenario.headSha,
+        baseBranch: scenario.base,
+        baseSha: scenario.baseSha,
+      },
+      'opened',
+    ).payload;
+    const runEnv = envFor('pull_request', payload);
+    const result = await runAction(runEnv);
+    expect(result.stdout).not.toMatch(/::error/);
+    expect(result.code).toBe(0);
+    expect(gitea.reviews).toHaveLength(1);
+    expect(gitea.reviews[0]).toMatchObject({ author: 'gitea-actions', commitId: scenario.headSha });
+    expect(gitea.reviews[0]!.body).toContain('The constants change looks deliberate');
+    expect(
+      gitea.codeComments.filter((c) => c.reviewId === gitea.reviews[0]!.id).length,
+    ).toBeGreaterThanOrEqual(2);
+    expect(result.stdout).toContain('Review of acme/widgets#7 "Tune the service constants"');
+    expect(readFileSync(runEnv.GITHUB_OUTPUT!, 'utf8')).toMatch(/^posted<<\S+\ntrue$/m);
+    expect(gitea.violations).toEqual([]);
+    // Every API request carried the workflow token (the fake refuses others) and none leaked.
+    expect(gitea.requests.every((r) => r.authorized)).toBe(true);
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
+  });
+
+  it('a synchronized event on the head already reviewed calls no model and posts nothing', async () => {
+    const payload = pullRequestHook(
+      ctx,
+      { ...PR, headSha: scenario.headSha, baseSha: scenario.baseSha },
+      'synchronized',
+    ).payload;
+    const before = { llm: llm.requests.length, writes: gitea.writeRequests().length };
+    const result = await runAction(
+      envFor('pull_request', payload, { GITEA_ACTIONS: '', FORGEJO_ACTIONS: 'true' }),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^::notice title=reviewbot::nothing new to review since/m);
+    expect(llm.requests.length).toBe(before.llm);
+    expect(gitea.writeRequests().length).toBe(before.writes);
+  });
+
+  it('a /review comment by a user who may write reviews again', async () => {
+    llm.setScript(reviewScript(scenario));
+    const { payload } = pullRequestCommentHook(ctx, PR, { id: 77, body: '/review', author: 'alice' });
+    (payload.repository as Record<string, unknown>).permissions = { admin: false, push: true, pull: true };
+    const result = await runAction(envFor('issue_comment', payload));
+    expect(result.stdout).not.toMatch(/::error/);
+    expect(result.code).toBe(0);
+    expect(llm.requests.length).toBeGreaterThan(0);
+    expect(gitea.violations).toEqual([]);
   });
 });
 

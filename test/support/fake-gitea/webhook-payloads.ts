@@ -1,5 +1,5 @@
 /**
- * Webhook bodies as Gitea (≥ 1.22) and Forgejo (≥ 7) send them, built field by field from Gitea's
+ * Webhook bodies as Gitea (1.22, whose swagger the fake vendors) and Forgejo (≥ 7) send them, built field by field from Gitea's
  * `modules/structs` (`hook.go` `IssueCommentPayload`, `PullRequestPayload`, `ReviewPayload`;
  * `issue.go` `Issue`/`PullRequestMeta`; `issue_comment.go` `Comment`; `pull.go` `PullRequest`/
  * `PRBranchInfo`; `repo.go` `Repository`; `user.go` `User`) and the notifier that fills them
@@ -82,7 +82,6 @@ export function giteaUser(baseUrl: string, login: string): Record<string, unknow
     followers_count: 0,
     following_count: 0,
     starred_repos_count: 0,
-    username: login,
   };
 }
 
@@ -155,8 +154,7 @@ export function giteaRepository(
     object_format_name: 'sha1',
     mirror_updated: '0001-01-01T00:00:00Z',
     repo_transfer: null,
-    topics: null,
-    licenses: null,
+    projects_mode: 'all',
   };
 }
 
@@ -181,7 +179,6 @@ export function giteaPullRequest(ctx: GiteaHookContext, pr: GiteaHookPullRequest
     assignee: null,
     assignees: null,
     requested_reviewers: null,
-    requested_reviewers_teams: null,
     state: 'open',
     draft: pr.draft ?? false,
     is_locked: false,

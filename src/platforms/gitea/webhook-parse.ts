@@ -69,7 +69,7 @@ function parseComment(body: Record<string, unknown>, deliveryId: string): Webhoo
   if (!checked.ok) return checked.result;
   const { issue, pull_request: pr, comment, repository, sender, is_pull: isPull } = checked.data;
   if (!issue.pull_request && !isPull && !pr) return ignored('not a pull request');
-  // Without `pull_request` (older Forgejo) the branches and SHAs are empty: jobs fetch the PR.
+  // Without `pull_request` (releases before it was added) the branches and SHAs are empty: jobs fetch the PR.
   const fields = pr
     ? pullRequestFields(pr)
     : { prTitle: '', prBranch: '', headSha: '', baseBranch: '', cloneUrl: '' };

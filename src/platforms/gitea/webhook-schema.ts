@@ -3,8 +3,8 @@
  * `modules/structs` (`hook.go`: `IssueCommentPayload`, `PullRequestPayload`, `ReviewPayload`;
  * `issue.go`, `issue_comment.go`, `pull.go`: `PullRequest`, `PRBranchInfo`; `repo.go`; `user.go`),
  * which Forgejo shares. Lenient where Gitea is: only the fields used are declared, unknown keys are
- * dropped, optional and nullable fields accept `null` (`pull_request` in a comment payload is sent
- * by Gitea ≥ 1.22, absent on older Forgejo). Strict where a value goes on to an API URL, a
+ * dropped, optional and nullable fields accept `null` (`pull_request` in a comment payload is a
+ * later addition to `IssueCommentPayload`: it may be absent). Strict where a value goes on to an API URL, a
  * workspace path or a git command: owner and repository names follow Gitea's rules (`names.ts`),
  * pull request numbers are 1..2^31-1, ids positive, SHAs, branch names and clone URLs follow git's
  * rules (`../git-names.ts`). Built once at import time.

@@ -157,7 +157,7 @@ describe('events (CONTRACT §6)', () => {
     ]);
   });
 
-  it('without `pull_request` (Forgejo 7) the branches are left for the job to fetch', async () => {
+  it('without `pull_request` (older releases) the branches are left for the job to fetch', async () => {
     const hook = pullRequestCommentHook(
       CTX,
       PR,

@@ -257,7 +257,7 @@ export interface GiteaHookComment {
 /**
  * A comment created on a pull request's conversation (or a single inline comment, which Gitea
  * delivers the same way): event `issue_comment`, type `pull_request_comment`. `withPullRequest:
- * false` leaves out `pull_request`, as Forgejo 7 does.
+ * false` leaves out `pull_request`, as releases before its addition do.
  */
 export function pullRequestCommentHook(
   ctx: GiteaHookContext,

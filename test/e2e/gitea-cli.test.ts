@@ -12,6 +12,7 @@ import { startFakeGitea, type FakeGitea } from '../support/fake-gitea/index.js';
 import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
 import { createDiffScenario, type DiffScenario } from '../support/git-fixtures.js';
 import { runCli } from '../support/run-cli.js';
+import { freePort } from '../support/serve-process.js';
 import { filesContaining, LLM_KEY, reviewLines, reviewScript } from './cli-fixture.js';
 
 const GITEA_TOKEN = 'gitea-e2eTokenThatMustNeverLeak0123456789';
@@ -149,6 +150,25 @@ describe('reviewbot review on Gitea', () => {
     const result = await runCli(['review', `${REPO}#7`, '--platform', 'gitea'], { ...env, GITEA_URL: '' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/GITEA_URL: required when GITEA_TOKEN is set/);
+  });
+
+  it('serve refuses to start without GITEA_WEBHOOK_SECRET (exit 2, naming it)', async () => {
+    const port = await freePort();
+    const result = await runCli(
+      ['serve'],
+      {
+        GITEA_TOKEN,
+        GITEA_URL: gitea.url,
+        REVIEWER_BOT_USERNAME: BOT,
+        WEBHOOK_HOST: '127.0.0.1',
+        WEBHOOK_PORT: String(port),
+        HOME: root,
+      },
+      20_000,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('GITEA_WEBHOOK_SECRET: required by serve for the gitea platform');
+    expect(result.stderr).not.toContain(GITEA_TOKEN);
   });
 
   it('keeps the token out of the workspace, the output and the model requests', async () => {

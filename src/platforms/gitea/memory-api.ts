@@ -7,8 +7,9 @@
  *   `git diff`);
  * - threads: the conversations of every submitted review (`threads.ts`);
  * - resolution: `POST /repos/{owner}/{repo}/pulls/{index}/comments/{id}/resolve` (Gitea 1.26+). An
- *   older server (Forgejo included) answers 404: the bot then replies in the conversation that the
- *   finding was addressed, with a marker that makes the thread count as resolved from then on.
+ *   older server (Forgejo included) answers 404, and 403 when the bot's account may not mark
+ *   conversations: the bot then replies in the conversation that the finding was addressed, with a
+ *   marker that makes the thread count as resolved from then on.
  */
 import { formatPatch, structuredPatch } from 'diff';
 import type { CommitComparison, CompareStatus, Platform, PullRequestFile } from '../types.js';
@@ -119,7 +120,9 @@ export function giteaMemoryMethods(
           await client.repoResolvePullReviewComment(repo, index, Number(threadId));
           return true;
         } catch (error) {
-          if (notFound(error)) return false;
+          // 404: no such endpoint (before Gitea 1.26, Forgejo); 403: the account may not mark
+          // conversations (`CanMarkConversation`: write access to pull requests, or official reviewer).
+          if (notFound(error) || (error instanceof GiteaHttpError && error.status === 403)) return false;
           throw error;
         }
       });

@@ -3,7 +3,8 @@
  * 403 otherwise; 200 for a repeat, 201 for a new one), raw files at a ref, the compare API, and
  * resolving a conversation (Gitea 1.26+, served only when enabled: 404 otherwise, as older servers).
  */
-import { compareCommits, fileAt } from './git.js';
+import { gitOutput } from '../fake-github/diff.js';
+import { compareCommits, fileAt, revParse } from './git.js';
 import {
   errorBody,
   notFound,
@@ -69,6 +70,34 @@ export const repoHandlers: Record<string, Handler> = {
           parents: c.parents.map((sha) => ({ url: url(sha), sha, created: '2026-01-01T00:00:00Z' })),
           files: c.files,
           stats: null,
+        })),
+      },
+    };
+  },
+
+  async repoGetSingleCommit(ctx) {
+    const repo = repoOf(ctx);
+    const sha = repo ? await revParse(repo.bareRepoPath, ctx.params.sha ?? '') : undefined;
+    if (!repo || !sha) return notFound(ctx);
+    const url = `${ctx.shape.baseUrl}/api/v1/repos/${repo.fullName}/git/commits/${sha}`;
+    const parents = (await gitOutput(repo.bareRepoPath, ['rev-list', '--parents', '-n', '1', sha]))
+      .trim()
+      .split(' ')
+      .slice(1);
+    return {
+      status: 200,
+      body: {
+        url,
+        sha,
+        created: '2026-01-01T00:00:00Z',
+        html_url: `${ctx.shape.baseUrl}/${repo.fullName}/commit/${sha}`,
+        commit: { url, message: '' },
+        author: null,
+        committer: null,
+        parents: parents.map((p) => ({
+          url: `${ctx.shape.baseUrl}/api/v1/repos/${repo.fullName}/git/commits/${p}`,
+          sha: p,
+          created: '2026-01-01T00:00:00Z',
         })),
       },
     };

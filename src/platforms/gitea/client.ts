@@ -9,6 +9,7 @@ import { createGiteaHttp, type GiteaHttp, type GiteaHttpOptions } from './http.j
 import {
   ChangedFile,
   Comment,
+  Commit,
   Compare,
   PullRequest,
   PullReview,
@@ -101,6 +102,15 @@ export function createGiteaClient(options: GiteaHttpOptions) {
     /** `GET /repos/{owner}/{repo}/compare/{basehead}` with `base...head`. */
     repoCompareDiff: (repo: string, base: string, head: string) =>
       get(Compare, `${repoPath(repo)}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`),
+    /** `GET /repos/{owner}/{repo}/git/commits/{sha}` without stats, verification or files. */
+    repoGetSingleCommit: async (repo: string, sha: string) =>
+      Commit.parse(
+        (
+          await http.request('GET', `${repoPath(repo)}/git/commits/${encodeURIComponent(sha)}`, {
+            query: { stat: false, verification: false, files: false },
+          })
+        ).body,
+      ),
     /**
      * `POST /repos/{owner}/{repo}/pulls/{index}/comments/{id}/resolve` (Gitea 1.26+; older servers
      * answer 404).

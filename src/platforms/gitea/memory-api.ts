@@ -7,10 +7,12 @@
  *   `git diff`);
  * - threads: the conversations of every submitted review (`threads.ts`);
  * - resolution: `POST /repos/{owner}/{repo}/pulls/{index}/comments/{id}/resolve` (Gitea 1.26+). An
- *   older server (Forgejo included) answers 404: the bot then replies in the conversation that the
- *   finding was addressed, with a marker that makes the thread count as resolved from then on.
+ *   older server (Forgejo included) answers 404, and 403 when the bot's account may not mark
+ *   conversations: the bot then replies in the conversation that the finding was addressed, with a
+ *   marker that makes the thread count as resolved from then on.
  */
 import { formatPatch, structuredPatch } from 'diff';
+import { PlatformError } from '../../errors.js';
 import type { CommitComparison, CompareStatus, Platform, PullRequestFile } from '../types.js';
 import type { GiteaClient } from './client.js';
 import { GiteaHttpError } from './http.js';
@@ -88,8 +90,18 @@ export function giteaMemoryMethods(
         try {
           compared = await client.repoCompareDiff(repo, base, head);
         } catch (error) {
-          if (notFound(error)) return null;
-          throw error;
+          if (!notFound(error)) throw error;
+          // 404: a commit is unknown (e.g. gone after a force-push), or the server has no compare
+          // API (it came with Gitea 1.22): tell them apart, so a full review names the right reason.
+          const known = async (sha: string) =>
+            client.repoGetSingleCommit(repo, sha).then(
+              () => true,
+              () => false,
+            );
+          if (!(await known(base)) || !(await known(head))) return null;
+          throw new PlatformError('this server has no compare API (Gitea 1.22+ or a recent Forgejo needed)', {
+            status: 404,
+          });
         }
         const commits = compared.commits ?? [];
         // base is an ancestor of head exactly when a commit after the merge base has it as a parent.
@@ -119,7 +131,9 @@ export function giteaMemoryMethods(
           await client.repoResolvePullReviewComment(repo, index, Number(threadId));
           return true;
         } catch (error) {
-          if (notFound(error)) return false;
+          // 404: no such endpoint (before Gitea 1.26, Forgejo); 403: the account may not mark
+          // conversations (`CanMarkConversation`: write access to pull requests, or official reviewer).
+          if (notFound(error) || (error instanceof GiteaHttpError && error.status === 403)) return false;
           throw error;
         }
       });

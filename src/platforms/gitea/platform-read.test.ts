@@ -3,7 +3,7 @@
  * checking every request against Gitea 1.22's swagger) and a real repository.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthError, ConfigError } from '../../errors.js';
+import { AuthError, ConfigError, PlatformError } from '../../errors.js';
 import { createManyFilesScenario } from '../../../test/support/git-fixtures.js';
 import { BOT, createGiteaKit, INDEX, REPO, TOKEN, type GiteaKit } from './gitea-test-kit.test-helper.js';
 import { readGiteaSettings } from './settings.js';
@@ -104,6 +104,16 @@ describe('Gitea platform: reads', () => {
     expect((await platform.compareCommits?.(REPO, headSha, mergeBaseSha))?.status).toBe('behind');
     expect((await platform.compareCommits?.(REPO, headSha, headSha))?.status).toBe('identical');
     expect(await platform.compareCommits?.(REPO, 'f'.repeat(40), headSha)).toBeNull();
+    expect(kit.fake.violations).toEqual([]);
+  });
+
+  it('tells a server without the compare API (404 for known commits) from an unknown commit', async () => {
+    const platform = kit.platform();
+    const { mergeBaseSha, headSha } = kit.scenario;
+    kit.fake.failNext('GET', /\/compare\//, 404, { message: 'not found' });
+    const error = await platform.compareCommits?.(REPO, mergeBaseSha, headSha).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect((error as Error).message).toMatch(/no compare API/);
     expect(kit.fake.violations).toEqual([]);
   });
 

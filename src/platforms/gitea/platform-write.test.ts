@@ -201,6 +201,24 @@ describe('Gitea platform: writes', () => {
     expect(kit.fake.violations).toEqual([]);
   });
 
+  it('replies "addressed" too when Gitea 1.26 refuses the account (403)', async () => {
+    kit.fake.setResolveEndpoint(true);
+    kit.fake.failNext('POST', /\/resolve$/, 403, {
+      message: 'user should have permission to resolve comment',
+    });
+    const seeded = kit.fake.addCodeComment({
+      repo: REPO,
+      index: INDEX,
+      author: BOT,
+      body: 'finding',
+      path: 'src/service.ts',
+      line: 3,
+    });
+    await kit.platform().resolveThread?.(REPO, INDEX, String(seeded.id));
+    expect(kit.fake.codeComments.at(-1)?.body).toContain(ADDRESSED_MARKER);
+    expect(kit.fake.violations).toEqual([]);
+  });
+
   it('on a server without the resolve endpoint (404) replies "addressed", and the thread then counts as resolved', async () => {
     const platform = kit.platform();
     const seeded = kit.fake.addCodeComment({

@@ -213,6 +213,13 @@ describe('events (CONTRACT §6)', () => {
     expect(h.jobs).toEqual([]);
   });
 
+  it('a delivery without any event header is ignored', async () => {
+    const answer = await h.send(comment(`@${HOOKS.reviewer} go`), {
+      headers: { 'x-gitea-event': undefined, 'x-gitea-event-type': undefined },
+    });
+    expect(answer.json).toEqual({ status: 'ignored', reason: 'missing X-Gitea-Event header' });
+  });
+
   it('takes the coarse X-Gitea-Event when no event type is sent', async () => {
     const answer = await h.send(comment(`@${HOOKS.reviewer} go`), {
       headers: { 'x-gitea-event-type': undefined },

@@ -18,6 +18,7 @@ import { sendGiteaWebhook, type SendGiteaWebhookOptions } from '../support/fake-
 import {
   pullRequestCommentHook,
   pullRequestHook,
+  reviewHook,
   type GiteaHook,
   type GiteaHookContext,
   type GiteaHookPullRequest,
@@ -171,6 +172,20 @@ describe('reviewbot serve on Gitea/Forgejo', () => {
     expect(reply.body).toContain(after.slice(0, 7));
     // git authenticated as the bot's own login (CONTRACT §4), never with the token in a URL.
     expect(gitea.gitRequests.some((r) => r.username === BOT)).toBe(true);
+    expect(gitea.violations).toEqual([]);
+  });
+
+  it("a mention in a submitted review's summary starts the REVIEWER (Pull Request Reviewed)", async () => {
+    llm.setScript([summaryReply('Second look: nothing new.')]);
+    const hook = reviewHook(ctx, await pr(7), `@${REVIEWER} take a second look`);
+    expect((await send(hook)).json).toEqual({ status: 'accepted' });
+    await waitFor(
+      () =>
+        gitea.reviews.find((r) => r.body.includes('Second look: nothing new.')) ??
+        gitea.comments.find((c) => c.body.includes('Second look: nothing new.')),
+      60_000,
+      'review after a review mention',
+    );
     expect(gitea.violations).toEqual([]);
   });
 

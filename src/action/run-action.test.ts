@@ -35,3 +35,32 @@ describe('reviewEnv', () => {
     ).toBe('k');
   });
 });
+
+describe('reviewEnv on Gitea/Forgejo Actions', () => {
+  const gitea = {
+    GITEA_ACTIONS: 'true',
+    GITHUB_TOKEN: 'gta_x',
+    GITHUB_SERVER_URL: 'https://git.example',
+    GITHUB_API_URL: 'https://git.example/api/v1',
+    RUNNER_TEMP: '/runner/tmp',
+    INPUT_PROVIDER: 'anthropic',
+    INPUT_KEY: 'k',
+  };
+
+  it('enables the gitea platform only, with the workflow token', () => {
+    const env = reviewEnv(gitea, 'gitea');
+    expect(env).toMatchObject({
+      GITEA_URL: 'https://git.example',
+      GITEA_TOKEN: 'gta_x',
+      ANTHROPIC_API_KEY: 'k',
+    });
+    expect(env.GITHUB_TOKEN).toBeUndefined();
+    expect(env.CODEHOST_TOKEN).toBeUndefined();
+  });
+
+  it('needs the instance URL', () => {
+    expect(() => reviewEnv({ ...gitea, GITHUB_SERVER_URL: '', GITHUB_API_URL: '' }, 'gitea')).toThrow(
+      /GITHUB_SERVER_URL is not set/,
+    );
+  });
+});

@@ -6,6 +6,11 @@
  * `GITHUB_EVENT_PATH`, `GITHUB_REPOSITORY`, `GITHUB_API_URL`, `GITHUB_TOKEN`, `RUNNER_TEMP`,
  * `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, and the inputs as `INPUT_<NAME>` (`provider`, `model`,
  * `key`, `prompt`, `config_file`, `dry_run`). Wiring only: the review is `reviewPullRequest`.
+ *
+ * On Gitea Actions and Forgejo Actions (`GITEA_ACTIONS`/`FORGEJO_ACTIONS`, see
+ * `platforms/gitea/action-event.ts`) the same variables name the Gitea instance
+ * (`GITHUB_SERVER_URL`) and the workflow's token; the event file holds Gitea's payload, and the
+ * review goes through the `gitea` platform (`GITEA_URL`, `GITEA_TOKEN`).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,7 +22,9 @@ import { createProgressPrinter } from '../cli/progress.js';
 import { reviewPullRequest, skippedMessage } from '../cli/review-command.js';
 import { describeError, ReviewbotError } from '../errors.js';
 import { createLogger } from '../logger.js';
+import { giteaServerUrl, isGiteaActions, parseGiteaActionEvent } from '../platforms/gitea/action-event.js';
 import { parseActionEvent } from '../platforms/github/action-event.js';
+import type { PlatformName } from '../platforms/types.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { commandMessage, reviewOutputs, writeOutputs, writeSummary } from './outputs.js';
 
@@ -36,18 +43,36 @@ function input(env: NodeJS.ProcessEnv, name: string): string {
   return (env[`INPUT_${name.toUpperCase()}`] ?? '').trim();
 }
 
+/** The platform's credentials from the workflow's token and the runner's URLs. */
+function platformEnv(env: NodeJS.ProcessEnv, platform: PlatformName, token: string): NodeJS.ProcessEnv {
+  if (platform !== 'gitea') {
+    return {
+      ...env,
+      CODEHOST_TOKEN: token,
+      CODEHOST_API_URL: env.GITHUB_API_URL || 'https://api.github.com',
+    };
+  }
+  const url = giteaServerUrl(env);
+  if (!url)
+    throw new SetupError('GITHUB_SERVER_URL is not set: run reviewbot as a step of a Gitea Actions job');
+  const out: NodeJS.ProcessEnv = { ...env, GITEA_URL: url, GITEA_TOKEN: token };
+  // GITHUB_TOKEN is an alias of CODEHOST_TOKEN: left in, it would enable the github platform
+  // against Gitea's API too. The review needs the gitea platform only.
+  for (const name of ['GITHUB_TOKEN', 'CODEHOST_TOKEN', 'CODEHOST_API_URL']) delete out[name];
+  return out;
+}
+
 /**
  * The environment the review runs with: the runner's, plus the configuration the inputs and the
- * workflow's token stand for (CONTRACT §3 names).
+ * workflow's token stand for (CONTRACT §3 names): on GitHub `CODEHOST_TOKEN`/`CODEHOST_API_URL`,
+ * on Gitea/Forgejo (`platform` `gitea`) `GITEA_URL`/`GITEA_TOKEN`.
  * @throws SetupError naming the missing variable or input.
  */
-export function reviewEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function reviewEnv(env: NodeJS.ProcessEnv, platform: PlatformName = 'github'): NodeJS.ProcessEnv {
   const token = env.GITHUB_TOKEN ?? '';
   if (!token) throw new SetupError('GITHUB_TOKEN is empty: pass github_token (default: github.token)');
   const out: NodeJS.ProcessEnv = {
-    ...env,
-    CODEHOST_TOKEN: token,
-    CODEHOST_API_URL: env.GITHUB_API_URL || 'https://api.github.com',
+    ...platformEnv(env, platform, token),
     WORKSPACE_BASE_DIR: env.WORKSPACE_BASE_DIR || path.join(env.RUNNER_TEMP || tmpdir(), 'reviewbot'),
   };
   const provider = input(env, 'provider');
@@ -109,7 +134,10 @@ export async function runAction(
     stdout.write(`::${kind} title=reviewbot::${commandMessage(masker.mask(text))}\n`);
   };
   try {
-    const event = parseActionEvent(env.GITHUB_EVENT_NAME ?? '', readEvent(env));
+    const platform: PlatformName = isGiteaActions(env) ? 'gitea' : 'github';
+    const host = platform === 'gitea' ? 'Gitea' : 'GitHub';
+    const parse = platform === 'gitea' ? parseGiteaActionEvent : parseActionEvent;
+    const event = parse(env.GITHUB_EVENT_NAME ?? '', readEvent(env));
     if (event.kind === 'ignored') {
       say('notice', `nothing to review: ${event.reason}`);
       return 0;
@@ -122,18 +150,18 @@ export async function runAction(
     if (event.kind === 'pull_request' && event.isFork) {
       say(
         'error',
-        `pull request #${event.prNumber} comes from the fork ${event.headRepoFullName ?? '(deleted)'}: GitHub gives pull_request workflows of forks no secrets and a read-only GITHUB_TOKEN, so reviewbot can neither call the model nor post a review; ${FORK_HELP}`,
+        `pull request #${event.prNumber} comes from the fork ${event.headRepoFullName ?? '(deleted)'}: ${host} gives pull_request workflows of forks no secrets and a read-only GITHUB_TOKEN, so reviewbot can neither call the model nor post a review; ${FORK_HELP}`,
       );
       return 1;
     }
     if (event.kind === 'comment' && !event.trusted) {
       say(
         'notice',
-        `comment by ${event.authorLogin} ignored: only owners, members and collaborators start a review`,
+        `comment by ${event.authorLogin} ignored: only ${platform === 'gitea' ? 'users who may write to the repository' : 'owners, members and collaborators'} start a review`,
       );
       return 0;
     }
-    const runEnv = reviewEnv(env);
+    const runEnv = reviewEnv(env, platform);
     const logger = createLogger({ destination: 'stderr', masker, level: env.LOG_LEVEL ?? 'warn' });
     const dryRun = /^true$/i.test(input(env, 'dry_run'));
     const prompt = input(env, 'prompt');
@@ -143,7 +171,7 @@ export async function runAction(
     const review = await reviewPullRequest(
       {
         ref: `${event.repoFullName}#${event.prNumber}`,
-        platform: 'github',
+        platform,
         dryRun,
         json: false,
         // A pull_request event (opened, synchronize, reopened, ready_for_review, a re-run) is a

@@ -28,6 +28,7 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
   const hint: Record<PlatformName, string> = {
     github: 'set CODEHOST_TOKEN (or GITHUB_TOKEN, or the GitHub App variables)',
     gitlab: 'set GITLAB_TOKEN',
+    gitea: 'set GITEA_TOKEN and GITEA_URL',
   };
   if (wanted) {
     const platform = platforms.get(wanted);
@@ -37,7 +38,8 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
   const github = platforms.get('github');
   if (github) return github;
   const [only, ...others] = [...platforms.values()];
-  if (!only) throw new UsageError(`no platform is configured: ${hint.github}, or ${hint.gitlab}`);
+  if (!only)
+    throw new UsageError(`no platform is configured: ${hint.github}, or ${hint.gitlab}, or ${hint.gitea}`);
   if (others.length > 0) throw new UsageError('several platforms are configured: choose one with --platform');
   return only;
 }

@@ -34,7 +34,9 @@ program
   .option('--dry-run', 'print the review without posting it', false)
   .option('--prompt <text>', 'extra instructions for the reviewer')
   .option('--json', 'print the result as one JSON object on stdout (same as --format json)', false)
-  .addOption(new Option('--platform <name>', 'platform of the reference').choices(['github', 'gitlab']))
+  .addOption(
+    new Option('--platform <name>', 'platform of the reference').choices(['github', 'gitlab', 'gitea']),
+  )
   .option('--config <file>', 'YAML configuration file')
   .option('--local', "review this git repository's committed and uncommitted changes (no platform)", false)
   .option(
@@ -66,7 +68,9 @@ program
         ? { format: opts.format }
         : {}),
       ...(typeof opts.prompt === 'string' ? { prompt: opts.prompt } : {}),
-      ...(opts.platform === 'github' || opts.platform === 'gitlab' ? { platform: opts.platform } : {}),
+      ...(opts.platform === 'github' || opts.platform === 'gitlab' || opts.platform === 'gitea'
+        ? { platform: opts.platform }
+        : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
       ...(opts.trigger === 'lifecycle' || opts.trigger === 'request' ? { trigger: opts.trigger } : {}),
     });

@@ -22,6 +22,17 @@ describe('parsePrRef', () => {
       undefined,
       { repoFullName: 'g/sub/p', prNumber: 42, platform: 'gitlab', host: 'gitlab.example.com' },
     ],
+    ['my_org.x/repo.v2#5', 'gitea', { repoFullName: 'my_org.x/repo.v2', prNumber: 5 }],
+    [
+      'https://gitea.example.com/acme/widgets/pulls/9',
+      undefined,
+      { repoFullName: 'acme/widgets', prNumber: 9, platform: 'gitea', host: 'gitea.example.com' },
+    ],
+    [
+      'https://codeberg.org/acme/widgets/pulls/9/files',
+      'gitea',
+      { repoFullName: 'acme/widgets', prNumber: 9, platform: 'gitea', host: 'codeberg.org' },
+    ],
   ] as const)('parses %s', (ref, platform, expected) => {
     expect(parsePrRef(ref, platform)).toEqual(expected);
   });
@@ -40,6 +51,9 @@ describe('parsePrRef', () => {
     ['https://github.com/acme/widgets/issues/7'],
     ['https://github.com/acme/widgets/pull/x'],
     ['ftp://github.com/acme/widgets/pull/7'],
+    ['https://gitea.example.com/acme/widgets/pulls/0'],
+    ['https://gitea.example.com/acme/widgets.git/pulls/3'],
+    ['https://gitea.example.com/acme/pulls/3'],
     [''],
   ])('rejects %j with a usage error naming the form', (ref) => {
     expect(() => parsePrRef(ref)).toThrow(UsageError);
@@ -70,6 +84,11 @@ describe('parsePrRef', () => {
     ['https://github.com/acme/widgets/pull/2147483648', undefined],
     ['https://gitlab.example.com/g/p.git/-/merge_requests/3', undefined],
     ['https://gitlab.example.com/g/%2e%2e/p/-/merge_requests/3', undefined],
+    ['acme/widgets.wiki#7', 'gitea'],
+    ['acme__x/widgets#7', 'gitea'],
+    ['acme-/widgets#7', 'gitea'],
+    ['https://gitea.example.com/acme/%2e%2e/pulls/3', undefined],
+    ['https://gitea.example.com/acme/widgets/pulls/2147483648', undefined],
   ] as const)('refuses the hostile name %j (platform %s) with a usage error', (ref, platform) => {
     expect(() => parsePrRef(ref, platform)).toThrow(UsageError);
   });
@@ -87,5 +106,9 @@ describe('parsePrRef', () => {
   it('rejects a nested path for GitHub and a URL of the other platform', () => {
     expect(() => parsePrRef('a/b/c#3', 'github')).toThrow(/GitHub repositories are owner\/repo/);
     expect(() => parsePrRef('https://github.com/a/b/pull/3', 'gitlab')).toThrow(UsageError);
+    expect(() => parsePrRef('a/b/c#3', 'gitea')).toThrow(/Gitea repositories are owner\/repo/);
+    expect(() => parsePrRef('https://gitea.example.com/a/b/pulls/3', 'github')).toThrow(
+      /a gitea URL but --platform github/,
+    );
   });
 });

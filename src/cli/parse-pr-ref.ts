@@ -7,6 +7,7 @@
  */
 import { UsageError } from '../errors.js';
 import { isPrNumber } from '../platforms/git-names.js';
+import { isGiteaFullName } from '../platforms/gitea/repo-names.js';
 import { isGitHubFullName } from '../platforms/github/names.js';
 import { isGitLabProjectPath } from '../platforms/gitlab/names.js';
 import type { PlatformName } from '../platforms/types.js';
@@ -21,7 +22,8 @@ export interface PrRef {
   host?: string;
 }
 
-const EXPECTED = 'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL';
+const EXPECTED =
+  'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL (…/pull/N, …/-/merge_requests/N, …/pulls/N)';
 
 function validNumber(text: string): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
@@ -34,7 +36,10 @@ function validPath(segments: string[], platform?: PlatformName): boolean {
   const path = segments.join('/');
   if (platform === 'github') return segments.length === 2 && isGitHubFullName(path);
   if (platform === 'gitlab') return isGitLabProjectPath(path);
-  return (segments.length === 2 && isGitHubFullName(path)) || isGitLabProjectPath(path);
+  if (platform === 'gitea') return isGiteaFullName(path);
+  return (
+    (segments.length === 2 && (isGitHubFullName(path) || isGiteaFullName(path))) || isGitLabProjectPath(path)
+  );
 }
 
 function fail(ref: string, why?: string): never {
@@ -63,6 +68,12 @@ function parseUrl(ref: string): PrRef {
     if (prNumber === undefined || !validPath(repo, 'github')) fail(ref);
     return { repoFullName: repo.join('/'), prNumber, platform: 'github', host: url.host };
   }
+  if (parts.length >= 4 && parts[2] === 'pulls') {
+    const prNumber = validNumber(parts[3] ?? '');
+    const repo = parts.slice(0, 2);
+    if (prNumber === undefined || !validPath(repo, 'gitea')) fail(ref);
+    return { repoFullName: repo.join('/'), prNumber, platform: 'gitea', host: url.host };
+  }
   return fail(ref, 'not a pull request or merge request URL');
 }
 
@@ -84,7 +95,12 @@ export function parsePrRef(ref: string, platform?: PlatformName): PrRef {
   if (prNumber === undefined) fail(ref, 'N must be a whole number from 1 to 2147483647');
   const segments = text.slice(0, hash).split('/');
   if (segments.length > 2 && platform !== 'gitlab' && validPath(segments, 'gitlab')) {
-    fail(ref, platform ? 'GitHub repositories are owner/repo' : 'nested paths need --platform gitlab');
+    fail(
+      ref,
+      platform
+        ? `${platform === 'gitea' ? 'Gitea' : 'GitHub'} repositories are owner/repo`
+        : 'nested paths need --platform gitlab',
+    );
   }
   if (!validPath(segments, platform)) fail(ref, 'bad repository name');
   return { repoFullName: segments.join('/'), prNumber };

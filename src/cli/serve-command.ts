@@ -42,16 +42,17 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
   const problems: string[] = [];
   if (platforms.size === 0) {
     problems.push(
-      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables) or GITLAB_TOKEN',
+      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables), GITLAB_TOKEN or GITEA_TOKEN',
     );
   }
   for (const platform of platforms.values()) {
     if (!platform.webhook) {
-      problems.push(
-        platform.name === 'github'
-          ? 'CODEHOST_WEBHOOK_SECRET (or GITHUB_WEBHOOK_SECRET): required by serve for the github platform'
-          : 'GITLAB_WEBHOOK_SECRET: required by serve for the gitlab platform',
-      );
+      const secret: Record<PlatformName, string> = {
+        github: 'CODEHOST_WEBHOOK_SECRET (or GITHUB_WEBHOOK_SECRET)',
+        gitlab: 'GITLAB_WEBHOOK_SECRET',
+        gitea: 'GITEA_WEBHOOK_SECRET',
+      };
+      problems.push(`${secret[platform.name]}: required by serve for the ${platform.name} platform`);
     }
   }
   if (!config.reviewer.bot_username && !config.worker.bot_username) {

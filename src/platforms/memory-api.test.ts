@@ -1,5 +1,5 @@
 /**
- * The review-memory methods of both platforms (CONTRACT §13, §14) against the fakes, on a real
+ * The review-memory methods of every platform (CONTRACT §13, §14) against the fakes, on a real
  * repository: file text at a ref, commit comparison (ahead, identical, diverged after a force-push,
  * unknown commit), the bot's threads and their resolution — never of a thread it did not start.
  */
@@ -8,11 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGitHub, type FakeGitHub } from '../../test/support/fake-github/index.js';
+import { startFakeGitea, type FakeGitea } from '../../test/support/fake-gitea/index.js';
 import { startFakeGitLab, type FakeGitLab } from '../../test/support/fake-gitlab/index.js';
 import { commitToBranch, createBareRepo } from '../../test/support/git-fixtures.js';
 import { PlatformError } from '../errors.js';
 import { silentLogger } from '../logger.js';
 import { createGitHubPlatform } from './github/platform.js';
+import { createGiteaPlatform } from './gitea/platform.js';
+import { readGiteaSettings } from './gitea/settings.js';
 import { createGitLabPlatform } from './gitlab/platform.js';
 import { readGitLabSettings } from './gitlab/settings.js';
 import type { Platform } from './types.js';
@@ -148,9 +151,60 @@ async function gitlabKit(): Promise<Kit> {
   };
 }
 
+async function giteaKit(): Promise<Kit> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'memory-gt-'));
+  const repo = createRepo(root, 'acme/shapes');
+  const fake: FakeGitea = await startFakeGitea({
+    token: TOKEN,
+    username: 'review-bot',
+    resolveEndpoint: true,
+  });
+  fake.addPullRequest({
+    repo: 'acme/shapes',
+    index: 4,
+    bareRepoPath: repo.bare,
+    headBranch: 'feature',
+    baseBranch: 'main',
+    title: 'Area',
+  });
+  const settings = readGiteaSettings({ GITEA_TOKEN: TOKEN, GITEA_URL: fake.url });
+  if (!settings) throw new Error('no Gitea settings');
+  const platform = createGiteaPlatform({ settings, logger: silentLogger(), retries: 0 });
+  // Gitea's conversations are per file and line: another user's thread sits on another line.
+  const firsts = () =>
+    fake.codeComments.filter(
+      (c, i, all) => all.findIndex((o) => o.path === c.path && o.line === c.line) === i,
+    );
+  return {
+    name: 'gitea',
+    platform,
+    repo,
+    repoFullName: 'acme/shapes',
+    pr: 4,
+    seedForeignThread() {
+      fake.addCodeComment({
+        repo: 'acme/shapes',
+        index: 4,
+        author: 'alice',
+        body: 'Human remark',
+        path: 'src/area.ts',
+        line: 1,
+      });
+      return Promise.resolve();
+    },
+    stored: () => firsts().map((c) => ({ resolved: c.resolver !== null, author: c.author })),
+    violations: () => fake.violations,
+    async close() {
+      await fake.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
 describe.each([
   { name: 'github', start: githubKit },
   { name: 'gitlab', start: gitlabKit },
+  { name: 'gitea', start: giteaKit },
 ])('review memory on $name', ({ start }) => {
   let kit: Kit;
   beforeAll(async () => {

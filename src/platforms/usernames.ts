@@ -3,6 +3,7 @@
  * its own folder), so nothing outside `src/platforms` hard-codes which characters a username may
  * hold or where a mention ends.
  */
+import { GITEA_USERNAMES } from './gitea/names.js';
 import { GITHUB_USERNAMES } from './github/names.js';
 import { GITLAB_USERNAMES } from './gitlab/names.js';
 import type { PlatformName } from './types.js';
@@ -11,6 +12,7 @@ import type { UsernameGrammar } from './username-grammar.js';
 const GRAMMARS: Readonly<Record<PlatformName, UsernameGrammar>> = {
   github: GITHUB_USERNAMES,
   gitlab: GITLAB_USERNAMES,
+  gitea: GITEA_USERNAMES,
 };
 
 /** The username grammar of `platform`. */

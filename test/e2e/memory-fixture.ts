@@ -1,8 +1,8 @@
 /**
  * Set-up of the review-memory end-to-end tests (CONTRACT §13, §14): a real repository whose pull
- * request lives through three pushes and a force-push, served by the fake GitHub or the fake GitLab,
- * and a driver per platform that tells what the bot left on the pull request (its threads, their
- * state, its review bodies and comments).
+ * request lives through three pushes and a force-push, served by the fake GitHub, GitLab or Gitea
+ * (`memory-fixture-gitea.ts`), and a driver per platform that tells what the bot left on the pull
+ * request (its threads, their state, its review bodies and comments).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -135,7 +135,7 @@ export interface BotThread {
 
 /** One platform's fake and how to read what the bot left on it. */
 export interface MemoryDriver {
-  name: 'github' | 'gitlab';
+  name: 'github' | 'gitlab' | 'gitea';
   /** Environment for the CLI (platform credentials and URL; add the model's). */
   env: NodeJS.ProcessEnv;
   /** `reviewbot review` reference of pull request `number`. */

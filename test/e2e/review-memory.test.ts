@@ -1,5 +1,5 @@
 /**
- * End to end, review memory (CONTRACT §13, §14) with the built CLI on both platforms: one pull
+ * End to end, review memory (CONTRACT §13, §14) with the built CLI on every platform: one pull
  * request through three pushes and a force-push, reviewed each time by a scripted model.
  * (a) push 2 is reviewed incrementally: the prompt's diff holds push 2's hunks only;
  * (b) the model re-raises push 1's finding in other words on code that moved down 5 lines: nothing
@@ -25,6 +25,7 @@ import {
   type MemoryDriver,
   type MemoryRepo,
 } from './memory-fixture.js';
+import { giteaDriver } from './memory-fixture-gitea.js';
 
 interface Comment {
   path: string;
@@ -58,6 +59,8 @@ const LOOP_WORDS = /loop bound|reads one past/i;
 describe.each([
   { name: 'github', start: githubDriver },
   { name: 'gitlab', start: gitlabDriver },
+  { name: 'gitea 1.26+', start: () => giteaDriver(true) },
+  { name: 'gitea before 1.26 and forgejo (resolve answers 404)', start: () => giteaDriver(false) },
 ])('review memory on $name (CLI)', ({ start }) => {
   let root: ReturnType<typeof tempRoot>;
   let driver: MemoryDriver;

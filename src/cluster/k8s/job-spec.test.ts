@@ -166,6 +166,8 @@ describe('buildJobSpec', () => {
       {
         CODEHOST_API_URL: 'https://ghe.example/api/v3',
         GITLAB_URL: 'https://gitlab.example',
+        GITEA_URL: 'https://gitea.example',
+        GITEA_TOKEN: 'gitea-secret-token',
         LOG_LEVEL: 'debug',
       },
       {
@@ -178,6 +180,7 @@ describe('buildJobSpec', () => {
         AGENT_MAX_TURNS: '12',
         CODEHOST_API_URL: 'https://ghe.example/api/v3',
         GITLAB_URL: 'https://gitlab.example',
+        GITEA_URL: 'https://gitea.example',
         REVIEWER_BOT_USERNAME: 'rb-review',
         WORKER_BOT_USERNAME: 'rb-work',
         LOG_LEVEL: 'debug',
@@ -212,6 +215,8 @@ describe('buildJobSpec', () => {
       CODEHOST_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----',
       ANTHROPIC_API_KEY: 'sk-ant-secretkey-123',
       GITLAB_TOKEN: 'glpat-secret-123456',
+      GITEA_TOKEN: 'gitea-secret-token-123456',
+      GITEA_WEBHOOK_SECRET: 'gitea-whsec-123456',
       AGENT_API_KEY: 'local-key-123456',
       STORE_URL: 'redis://:store-password-1@store:6379/0',
     };

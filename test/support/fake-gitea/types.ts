@@ -1,0 +1,150 @@
+/**
+ * Public types of the fake Gitea: options, the handle tests get, seeds, and the records it keeps.
+ * Shapes follow Gitea's API v1 (swagger of Gitea 1.22).
+ */
+import type { GitHttpRequest } from '../git-http-server.js';
+
+/** Options of `startFakeGitea`. */
+export interface FakeGiteaOptions {
+  /** The access token API requests (`Authorization: token …`) and git requests (password) carry. */
+  token: string;
+  /** Login of the token's user (`GET /user`). Default `reviewbot-bot`. */
+  username?: string;
+  /**
+   * Serve `POST .../pulls/{index}/comments/{id}/resolve` (Gitea 1.26+). Default false: the server
+   * answers 404 there, as Gitea before 1.26 and Forgejo do.
+   */
+  resolveEndpoint?: boolean;
+}
+
+/** One API request as the fake saw it. */
+export interface RecordedRequest {
+  method: string;
+  /** Path below the host, e.g. `/api/v1/repos/o/r/pulls/1`. */
+  path: string;
+  query: Record<string, string>;
+  /** Lower-cased headers; `authorization` is never recorded. */
+  headers: Record<string, string>;
+  body: unknown;
+  authorized: boolean;
+  /** swagger `operationId`, when the request matched one. */
+  operationId?: string;
+  status: number;
+}
+
+/** A request Gitea would refuse or misread, or a problem inside the fake: tests expect none. */
+export interface Violation {
+  method: string;
+  path: string;
+  message: string;
+}
+
+/** A git HTTP request plus the Basic user name it carried. */
+export interface GiteaGitRequest extends GitHttpRequest {
+  username: string;
+}
+
+/** Arguments of `addPullRequest`. */
+export interface AddPullRequestOptions {
+  /** `owner/repo`; registered now when `bareRepoPath` is given. */
+  repo: string;
+  bareRepoPath?: string;
+  index: number;
+  headBranch: string;
+  baseBranch: string;
+  title: string;
+  body?: string;
+  /** Author login. Default `alice`. */
+  author?: string;
+}
+
+/** A code comment seeded as if written on Gitea (not checked against the diff). */
+export interface SeedCodeComment {
+  repo: string;
+  index: number;
+  author: string;
+  body: string;
+  path: string;
+  /** Signed line: positive = new-file line, negative = old-file line. */
+  line: number;
+  resolved?: boolean;
+}
+
+/** A stored code (inline review) comment. */
+export interface StoredCodeComment {
+  id: number;
+  reviewId: number;
+  repo: string;
+  index: number;
+  author: string;
+  body: string;
+  path: string;
+  /** Signed line as Gitea stores it (negative = old side). */
+  line: number;
+  commitId: string;
+  /** The hunk Gitea cut around the line; empty when the line is in no hunk. */
+  diffHunk: string;
+  resolver: string | null;
+  createdAt: string;
+}
+
+/** A stored review. */
+export interface StoredReview {
+  id: number;
+  repo: string;
+  index: number;
+  author: string;
+  body: string;
+  state: string;
+  commitId: string;
+  submittedAt: string;
+}
+
+/** A stored conversation comment. */
+export interface StoredComment {
+  id: number;
+  repo: string;
+  index: number;
+  author: string;
+  body: string;
+  createdAt: string;
+}
+
+/** A stored reaction: on a comment (`commentId`) or on the pull request itself. */
+export interface StoredReaction {
+  repo: string;
+  index?: number;
+  commentId?: number;
+  user: string;
+  content: string;
+}
+
+/** The running fake. */
+export interface FakeGitea {
+  /** Instance URL (`GITEA_URL`); the API is at `<url>/api/v1`. */
+  readonly url: string;
+  /** `clone_url` of a repository: `<url>/<owner>/<repo>.git`. */
+  gitUrl(repo: string): string;
+  readonly requests: RecordedRequest[];
+  readonly gitRequests: GiteaGitRequest[];
+  readonly violations: Violation[];
+  readonly comments: StoredComment[];
+  readonly reviews: StoredReview[];
+  readonly codeComments: StoredCodeComment[];
+  readonly reactions: StoredReaction[];
+  /** Requests other than GET/HEAD. */
+  writeRequests(): RecordedRequest[];
+  addRepo(fullName: string, bareRepoPath: string): void;
+  addPullRequest(options: AddPullRequestOptions): void;
+  setPullRequestState(repo: string, index: number, state: 'open' | 'closed' | 'merged'): void;
+  addComment(repo: string, index: number, author: string, body: string): StoredComment;
+  /** Seeds a submitted review with one code comment. */
+  addCodeComment(seed: SeedCodeComment): StoredCodeComment;
+  /** Head SHA of the pull request now (its head branch). */
+  headSha(repo: string, index: number): Promise<string>;
+  /** Turns the resolve endpoint on or off. */
+  setResolveEndpoint(enabled: boolean): void;
+  /** Answers the next request matching `method` (`*` = any) and `path` with `status` and `body`. */
+  failNext(method: string, path: RegExp, status: number, body?: unknown): void;
+  close(): Promise<void>;
+}

@@ -112,6 +112,7 @@ async function main(): Promise<void> {
     const { port } = server.address() as AddressInfo;
     const options = (baseDir: string): PrepareWorkspaceOptions => ({
       baseDir,
+      platform: 'github',
       repoFullName: 'acme/big',
       prNumber: 1,
       cloneUrl: `http://127.0.0.1:${port}/acme/big.git`,

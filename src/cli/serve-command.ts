@@ -174,7 +174,7 @@ export async function runServeCommand(
           intervalHours: config.workspace.cleanup_interval_hours,
           logger,
           isBusy: (_dir, workspace) =>
-            jobRunner.isBusy?.(workspace.repoFullName, workspace.prNumber) ?? false,
+            jobRunner.isBusy?.(workspace.platform, workspace.repoFullName, workspace.prNumber) ?? false,
         })
       : undefined;
 

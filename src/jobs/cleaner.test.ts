@@ -2,13 +2,14 @@
  * The workspace cleaner on real directories, asking the fake GitHub (through the real GitHub
  * platform) for open, closed, merged, missing and erroring pull requests.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { createGitHubPlatform } from '../platforms/github/platform.js';
 import type { Platform, PlatformName } from '../platforms/types.js';
+import { withWorkspaceLock } from '../workspace/lock.js';
 import {
   startScenarioFake,
   tempDir,
@@ -46,9 +47,11 @@ afterAll(async () => {
   base?.remove();
   await fx?.close();
 });
-beforeEach(() => {
+beforeEach(async () => {
   base?.remove();
   base = tempDir('reviewbot-cleaner-');
+  // A base directory already in the current layout (the older one is tested on its own below).
+  await writeFile(path.join(base.path, '.reviewbot-layout'), '2\n');
 });
 
 /** Creates `rel` (a directory) under the base dir with a file inside, like a checkout. */
@@ -62,19 +65,25 @@ async function workspace(rel: string): Promise<string> {
 const at = (rel: string) => path.join(base.path, rel);
 
 describe('findWorkspaces', () => {
-  it('finds pr-<N> directories at any depth, but not inside workspaces, .deps or too high up', async () => {
-    await workspace('acme/widgets/pr-1');
-    await workspace('acme/widgets/pr-1/nested/pr-9');
-    await workspace('group/sub/project/pr-12');
-    await workspace('acme/widgets/.deps/dep/pr-4');
-    await workspace('pr-3');
-    await workspace('acme/pr-5');
-    await workspace('acme/widgets/pr-x');
-    await workspace('acme/widgets/pr-07');
+  it('finds pr-<N> directories under each platform directory, but not inside workspaces, .deps or too high up', async () => {
+    await workspace('github/acme/widgets/pr-1');
+    await workspace('github/acme/widgets/pr-1/nested/pr-9');
+    await workspace('gitlab/group/sub/project/pr-12');
+    await workspace('gitlab/acme/.github/pr-2');
+    await workspace('github/acme/widgets/.deps/dep/pr-4');
+    await workspace('github/pr-3');
+    await workspace('github/acme/pr-5');
+    await workspace('github/acme/widgets/pr-x');
+    await workspace('github/acme/widgets/pr-07');
+    await workspace('acme/widgets/pr-6'); // older layout: not a platform directory
+    await workspace('.learnings/github/acme/widgets/pr-8');
     const found = await findWorkspaces(base.path);
-    expect(found.map((w) => [path.relative(base.path, w.dir), w.repoFullName, w.prNumber])).toEqual([
-      ['acme/widgets/pr-1', 'acme/widgets', 1],
-      ['group/sub/project/pr-12', 'group/sub/project', 12],
+    expect(
+      found.map((w) => [path.relative(base.path, w.dir), w.platform, w.repoFullName, w.prNumber]),
+    ).toEqual([
+      ['github/acme/widgets/pr-1', 'github', 'acme/widgets', 1],
+      ['gitlab/acme/.github/pr-2', 'gitlab', 'acme/.github', 2],
+      ['gitlab/group/sub/project/pr-12', 'gitlab', 'group/sub/project', 12],
     ]);
   });
 
@@ -96,18 +105,19 @@ describe('platformCanHold', () => {
 
 describe('createWorkspaceCleaner.runOnce', () => {
   it('keeps open and unknown pull requests, deletes closed, merged and missing ones, and tidies up', async () => {
-    await workspace('acme/widgets/pr-1'); // open → keep
-    await workspace('acme/widgets/pr-2'); // closed → delete
-    await workspace('acme/widgets/pr-3'); // merged → delete
-    await workspace('acme/widgets/pr-4'); // API error → keep
-    await workspace('acme/widgets/pr-5'); // 404 → delete
-    await workspace('acme/widgets/pr-6'); // closed later, but busy → keep
-    await mkdir(at('acme/widgets/.deps/lib'), { recursive: true }); // beside kept workspaces → keep
-    await writeFile(at('acme/widgets/notes.txt'), 'not a workspace');
-    await workspace('acme/gone/pr-1'); // repository unknown to GitHub (404) → delete, then empty dirs
-    await mkdir(at('acme/gone/.deps/lib'), { recursive: true });
-    await mkdir(at('orphan/repo/.deps/lib'), { recursive: true }); // no workspace at all → delete
-    await workspace('group/sub/project/pr-3'); // not a GitHub repository path → keep
+    await workspace('github/acme/widgets/pr-1'); // open → keep
+    await workspace('github/acme/widgets/pr-2'); // closed → delete
+    await workspace('github/acme/widgets/pr-3'); // merged → delete
+    await workspace('github/acme/widgets/pr-4'); // API error → keep
+    await workspace('github/acme/widgets/pr-5'); // 404 → delete
+    await workspace('github/acme/widgets/pr-6'); // closed later, but busy → keep
+    await mkdir(at('github/acme/widgets/.deps/lib'), { recursive: true }); // beside kept workspaces → keep
+    await writeFile(at('github/acme/widgets/notes.txt'), 'not a workspace');
+    await workspace('github/acme/gone/pr-1'); // repository unknown to GitHub (404) → delete, then empty dirs
+    await mkdir(at('github/acme/gone/.deps/lib'), { recursive: true });
+    await mkdir(at('github/orphan/repo/.deps/lib'), { recursive: true }); // no workspace at all → delete
+    await workspace('github/group/sub/project/pr-3'); // not a GitHub repository path → keep
+    await workspace('gitlab/acme/widgets/pr-2'); // GitLab not configured → keep
     fx.fake.setPullRequestState('acme', 'widgets', 6, 'closed');
     fx.fake.failNext('GET', /^\/repos\/acme\/widgets\/pulls\/4$/, 403);
 
@@ -118,54 +128,126 @@ describe('createWorkspaceCleaner.runOnce', () => {
       intervalHours: 6,
       logger: silentLogger(),
       isBusy: (dir, ws) => {
-        busy.push(`${ws.repoFullName}#${ws.prNumber}`);
-        return dir === at('acme/widgets/pr-6');
+        busy.push(`${ws.platform}:${ws.repoFullName}#${ws.prNumber}`);
+        return dir === at('github/acme/widgets/pr-6');
       },
     });
     const report = await cleaner.runOnce();
 
     const rel = (dirs: string[]) => dirs.map((d) => path.relative(base.path, d)).sort();
     expect(rel(report.deleted)).toEqual([
-      'acme/gone/pr-1',
-      'acme/widgets/pr-2',
-      'acme/widgets/pr-3',
-      'acme/widgets/pr-5',
+      'github/acme/gone/pr-1',
+      'github/acme/widgets/pr-2',
+      'github/acme/widgets/pr-3',
+      'github/acme/widgets/pr-5',
     ]);
     expect(Object.fromEntries(report.kept.map((k) => [path.relative(base.path, k.dir), k.reason]))).toEqual({
-      'acme/widgets/pr-1': 'open on github',
-      'acme/widgets/pr-4': expect.stringMatching(/^state unknown \(GitHub API error .*403/),
-      'acme/widgets/pr-6': 'in use by a job',
-      'group/sub/project/pr-3': 'no configured platform can hold this repository',
+      'github/acme/widgets/pr-1': 'open on github',
+      'github/acme/widgets/pr-4': expect.stringMatching(/^state unknown \(GitHub API error .*403/),
+      'github/acme/widgets/pr-6': 'in use by a job',
+      'github/group/sub/project/pr-3': 'not a repository path of github',
+      'gitlab/acme/widgets/pr-2': 'gitlab is not configured',
     });
-    expect(rel(report.depsRemoved)).toEqual(['acme/gone/.deps', 'orphan/repo/.deps']);
+    expect(rel(report.depsRemoved)).toEqual(['github/acme/gone/.deps', 'github/orphan/repo/.deps']);
 
     for (const kept of [
-      'acme/widgets/pr-1',
-      'acme/widgets/pr-4',
-      'acme/widgets/pr-6',
-      'group/sub/project/pr-3',
+      'github/acme/widgets/pr-1',
+      'github/acme/widgets/pr-4',
+      'github/acme/widgets/pr-6',
+      'github/group/sub/project/pr-3',
+      'gitlab/acme/widgets/pr-2',
     ]) {
       expect(existsSync(at(kept)), kept).toBe(true);
     }
     for (const gone of [
-      'acme/widgets/pr-2',
-      'acme/widgets/pr-3',
-      'acme/widgets/pr-5',
-      'acme/gone',
-      'orphan',
+      'github/acme/widgets/pr-2',
+      'github/acme/widgets/pr-3',
+      'github/acme/widgets/pr-5',
+      'github/acme/gone',
+      'github/orphan',
     ]) {
       expect(existsSync(at(gone)), gone).toBe(false);
     }
-    expect(existsSync(at('acme/widgets/.deps/lib'))).toBe(true);
-    expect(existsSync(at('acme/widgets/notes.txt'))).toBe(true);
+    expect(existsSync(at('github/acme/widgets/.deps/lib'))).toBe(true);
+    expect(existsSync(at('github/acme/widgets/notes.txt'))).toBe(true);
     expect(existsSync(base.path)).toBe(true);
-    expect(busy).toContain('acme/widgets#6');
+    expect(busy).toContain('github:acme/widgets#6');
     // The busy workspace was not even looked up.
     expect(fx.fake.requests.some((r) => r.path === '/repos/acme/widgets/pulls/6')).toBe(false);
   });
 
+  it('never deletes a workspace in use or a directory holding one, and does not wait for it', async () => {
+    await workspace('github/acme/widgets/pr-2'); // closed, and a job uses a workspace inside it
+    await workspace('github/acme/widgets/pr-2/pr-9'); // e.g. GitLab acme/widgets/pr-2!9 of the older layout
+    await workspace('github/acme/widgets/pr-3'); // merged, and a job holds its lock
+    await workspace('github/acme/widgets/pr-5'); // 404, idle → delete
+    await mkdir(at('github/orphan/repo/.deps/lib'), { recursive: true }); // a job is about to clone beside it
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const jobs = [
+      withWorkspaceLock(at('github/acme/widgets/pr-2/pr-9'), () => gate),
+      withWorkspaceLock(at('github/acme/widgets/pr-3'), () => gate),
+      withWorkspaceLock(at('github/orphan/repo/pr-1'), () => gate),
+    ];
+    const cleaner = createWorkspaceCleaner({
+      baseDir: base.path,
+      platforms,
+      intervalHours: 0,
+      logger: silentLogger(),
+    });
+    const report = await cleaner.runOnce();
+    release();
+    await Promise.all(jobs);
+
+    expect(report.deleted).toEqual([at('github/acme/widgets/pr-5')]);
+    expect(report.kept).toEqual([
+      { dir: at('github/acme/widgets/pr-2'), reason: 'in use by a job' },
+      { dir: at('github/acme/widgets/pr-3'), reason: 'in use by a job' },
+    ]);
+    expect(report.depsRemoved).toEqual([]);
+    expect(existsSync(at('github/acme/widgets/pr-2/pr-9/README.md'))).toBe(true);
+    expect(existsSync(at('github/acme/widgets/pr-3/README.md'))).toBe(true);
+    expect(existsSync(at('github/orphan/repo/.deps/lib'))).toBe(true);
+  });
+
+  it('removes workspaces of the older layout once, never dot-directories at the base or the current layout', async () => {
+    rmSync(at('.reviewbot-layout')); // a base directory from before the platform level
+    await workspace('acme/widgets/pr-2'); // GitHub acme/widgets#2
+    await workspace('github/widgets/pr-1'); // GitHub owner literally named `github`
+    await workspace('group/sub/project/pr-3'); // GitLab group/sub/project!3
+    await mkdir(at('.learnings'), { recursive: true });
+    await writeFile(at('.learnings/github--acme--widgets.json'), '{}\n');
+    await workspace('.learnings/acme/widgets/pr-4');
+    const cleaner = createWorkspaceCleaner({
+      baseDir: base.path,
+      platforms,
+      intervalHours: 0,
+      logger: silentLogger(),
+    });
+    const first = await cleaner.runOnce();
+    const rel = (dirs: string[]) => dirs.map((d) => path.relative(base.path, d)).sort();
+    expect(rel(first.oldLayoutRemoved)).toEqual([
+      'acme/widgets/pr-2',
+      'github/widgets/pr-1',
+      'group/sub/project/pr-3',
+    ]);
+    expect(first.deleted).toEqual([]);
+    expect(existsSync(at('.learnings/github--acme--widgets.json'))).toBe(true);
+    expect(existsSync(at('.learnings/acme/widgets/pr-4/README.md'))).toBe(true);
+    expect(existsSync(at('github'))).toBe(true);
+    expect(existsSync(at('acme'))).toBe(false);
+
+    await workspace('github/acme/widgets/pr-1'); // current layout, open
+    await workspace('acme/widgets/pr-2'); // looks old, but the removal ran already
+    const second = await cleaner.runOnce();
+    expect(second.oldLayoutRemoved).toEqual([]);
+    expect(second.kept).toEqual([{ dir: at('github/acme/widgets/pr-1'), reason: 'open on github' }]);
+    expect(existsSync(at('github/acme/widgets/pr-1/README.md'))).toBe(true);
+    expect(existsSync(at('acme/widgets/pr-2/README.md'))).toBe(true);
+  });
+
   it('keeps everything when no platform is configured', async () => {
-    await workspace('acme/widgets/pr-2');
+    await workspace('github/acme/widgets/pr-2');
     const cleaner = createWorkspaceCleaner({
       baseDir: base.path,
       platforms: new Map(),
@@ -174,7 +256,7 @@ describe('createWorkspaceCleaner.runOnce', () => {
     });
     const report = await cleaner.runOnce();
     expect(report.deleted).toEqual([]);
-    expect(existsSync(at('acme/widgets/pr-2'))).toBe(true);
+    expect(existsSync(at('github/acme/widgets/pr-2'))).toBe(true);
   });
 
   it('copes with a missing base directory', async () => {
@@ -184,7 +266,13 @@ describe('createWorkspaceCleaner.runOnce', () => {
       intervalHours: 0,
       logger: silentLogger(),
     });
-    expect(await cleaner.runOnce()).toEqual({ deleted: [], kept: [], depsRemoved: [], emptyRemoved: [] });
+    expect(await cleaner.runOnce()).toEqual({
+      deleted: [],
+      kept: [],
+      depsRemoved: [],
+      emptyRemoved: [],
+      oldLayoutRemoved: [],
+    });
   });
 });
 
@@ -199,7 +287,7 @@ async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean
 
 describe('createWorkspaceCleaner.start/stop', () => {
   it('repeats the cleanup every interval until stopped', async () => {
-    await workspace('acme/widgets/pr-2');
+    await workspace('github/acme/widgets/pr-2');
     const cleaner = createWorkspaceCleaner({
       baseDir: base.path,
       platforms,
@@ -207,19 +295,19 @@ describe('createWorkspaceCleaner.start/stop', () => {
       logger: silentLogger(),
     });
     cleaner.start();
-    expect(existsSync(at('acme/widgets/pr-2'))).toBe(true); // nothing before the first interval
-    expect(await waitFor(() => !existsSync(at('acme/widgets/pr-2')), 5_000)).toBe(true);
-    await workspace('acme/widgets/pr-3');
-    expect(await waitFor(() => !existsSync(at('acme/widgets/pr-3')), 5_000)).toBe(true);
+    expect(existsSync(at('github/acme/widgets/pr-2'))).toBe(true); // nothing before the first interval
+    expect(await waitFor(() => !existsSync(at('github/acme/widgets/pr-2')), 5_000)).toBe(true);
+    await workspace('github/acme/widgets/pr-3');
+    expect(await waitFor(() => !existsSync(at('github/acme/widgets/pr-3')), 5_000)).toBe(true);
     cleaner.stop();
     await new Promise((resolve) => setTimeout(resolve, 200)); // let a round under way finish
-    await workspace('acme/widgets/pr-2');
+    await workspace('github/acme/widgets/pr-2');
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(existsSync(at('acme/widgets/pr-2'))).toBe(true);
+    expect(existsSync(at('github/acme/widgets/pr-2'))).toBe(true);
   });
 
   it('does not loop when intervalHours is 0', async () => {
-    await workspace('acme/widgets/pr-2');
+    await workspace('github/acme/widgets/pr-2');
     const cleaner = createWorkspaceCleaner({
       baseDir: base.path,
       platforms,
@@ -228,10 +316,10 @@ describe('createWorkspaceCleaner.start/stop', () => {
     });
     cleaner.start();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(existsSync(at('acme/widgets/pr-2'))).toBe(true);
+    expect(existsSync(at('github/acme/widgets/pr-2'))).toBe(true);
     cleaner.stop();
     // The start-up run still works.
     const report = await cleaner.runOnce();
-    expect(report.deleted).toEqual([at('acme/widgets/pr-2')]);
+    expect(report.deleted).toEqual([at('github/acme/widgets/pr-2')]);
   });
 });

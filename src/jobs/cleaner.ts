@@ -1,21 +1,28 @@
 /**
- * The workspace cleaner (seed "Cleaner lifecycle" and components table): deletes the workspaces of
- * pull requests that are no longer open, asking the platforms for each one's state, keeps a
- * workspace whenever a platform call fails, then removes orphaned `.deps/` directories and empty
- * parent directories. `runOnce()` at start-up; `start()` repeats it every `intervalHours` until
- * `stop()`; `intervalHours = 0` disables the loop.
+ * The workspace cleaner (seed "Cleaner lifecycle" and components table, CONTRACT §11): removes the
+ * workspaces of the older layout once, deletes the workspaces of pull requests that are no longer
+ * open, asking each workspace's platform for its state, keeps a workspace whenever a platform call
+ * fails, then removes orphaned `.deps/` directories and empty parent directories. It never deletes
+ * a directory that holds a workspace in use: every removal runs under the process-wide tree lock
+ * (`processWorkspaceLock.tryRun`) and is skipped when a job holds or awaits the lock of that
+ * directory or of anything inside it. `runOnce()` at start-up; `start()` repeats it every
+ * `intervalHours` until `stop()`; `intervalHours = 0` disables the loop.
  */
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PlatformError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Platform, PlatformName } from '../platforms/types.js';
-import { withWorkspaceLock } from '../workspace/workspace.js';
+import { PLATFORM_NAMES, type Platform, type PlatformName } from '../platforms/types.js';
+import { processWorkspaceLock } from '../workspace/lock.js';
+import { migrateWorkspaceLayout } from '../workspace/layout-migration.js';
+import { PR_DIR } from '../workspace/workspace-path.js';
 
-/** A `pr-<N>` workspace found under the base directory. */
+/** A `pr-<N>` workspace found under `<base>/<platform>/`. */
 export interface FoundWorkspace {
   dir: string;
-  /** `owner/repo` or the GitLab project path, from the directories above it. */
+  /** The first-level directory the workspace lies in. */
+  platform: PlatformName;
+  /** `owner/repo` or the GitLab project path, from the directories between platform and `pr-<N>`. */
   repoFullName: string;
   prNumber: number;
 }
@@ -41,6 +48,8 @@ export interface CleanReport {
   depsRemoved: string[];
   /** Empty directories removed. */
   emptyRemoved: string[];
+  /** Workspaces of the older layout removed (only in the first round after an upgrade). */
+  oldLayoutRemoved: string[];
 }
 
 /** The cleaner's controls. */
@@ -55,7 +64,10 @@ export interface WorkspaceCleaner {
 
 /** Longest delay `setTimeout` accepts, ms (2^31 - 1). */
 const MAX_TIMER_MS = 2_147_483_647;
-const PR_DIR = /^pr-([1-9][0-9]*)$/;
+/** Directories inside a repository directory that are not searched for workspaces. */
+const NOT_SEARCHED = new Set(['.deps', '.git']);
+/** Deepest directory looked at below a platform directory (GitLab: at most 22 segments). */
+const MAX_DEPTH = 24;
 
 /**
  * Whether platform `name` can hold a repository at `repoFullName`: GitHub names are exactly
@@ -67,60 +79,55 @@ export function platformCanHold(name: PlatformName, repoFullName: string): boole
 }
 
 /**
- * Every `pr-<N>` directory at any depth under `baseDir` (at least two levels down), not looking
- * inside workspaces, `.deps` or other dot directories, and not following symlinks.
+ * Every `pr-<N>` directory under `<baseDir>/<platform>/` for each platform name, at least two
+ * levels below the platform (`<owner>/<repo>/pr-<N>`), not looking inside workspaces, `.deps` or
+ * `.git`, and not following symlinks. Nothing else at the base level is looked at (dot-directories
+ * such as `.learnings`, workspaces of the older layout).
  */
 export async function findWorkspaces(baseDir: string): Promise<FoundWorkspace[]> {
   const root = path.resolve(baseDir);
   const found: FoundWorkspace[] = [];
-  async function walk(dir: string, segments: string[]): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
+  async function walk(platform: PlatformName, dir: string, segments: string[]): Promise<void> {
+    if (segments.length > MAX_DEPTH) return;
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
-      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      if (!entry.isDirectory() || NOT_SEARCHED.has(entry.name)) continue;
       const full = path.join(dir, entry.name);
       const match = PR_DIR.exec(entry.name);
       if (match && segments.length >= 2) {
-        found.push({ dir: full, repoFullName: segments.join('/'), prNumber: Number(match[1]) });
+        found.push({ dir: full, platform, repoFullName: segments.join('/'), prNumber: Number(match[1]) });
       } else if (!match) {
-        await walk(full, [...segments, entry.name]);
+        await walk(platform, full, [...segments, entry.name]);
       }
     }
   }
-  await walk(root, []);
+  for (const platform of PLATFORM_NAMES) await walk(platform, path.join(root, platform), []);
   return found.sort((a, b) => a.dir.localeCompare(b.dir));
 }
 
 type Verdict = { keep: true; reason: string } | { keep: false; reason: string };
 
 /**
- * Asks every platform that can hold the workspace's repository: any says open → keep; any call
- * fails other than with 404 → keep; none answered → keep; else (closed, merged, or 404 everywhere)
- * → delete.
+ * Asks the workspace's own platform: open → keep; not configured, or the path is no repository
+ * of it → keep; the call fails other than with 404 → keep; closed, merged or 404 → delete.
  */
 async function judge(workspace: FoundWorkspace, platforms: Map<PlatformName, Platform>): Promise<Verdict> {
-  const asked = [...platforms.values()].filter((p) => platformCanHold(p.name, workspace.repoFullName));
-  if (asked.length === 0) return { keep: true, reason: 'no configured platform can hold this repository' };
-  const answers = await Promise.allSettled(
-    asked.map((p) => p.getPullRequest(workspace.repoFullName, workspace.prNumber)),
-  );
-  const states: string[] = [];
-  for (const [i, answer] of answers.entries()) {
-    const name = asked[i]?.name ?? 'platform';
-    if (answer.status === 'fulfilled') {
-      if (answer.value.state === 'open') return { keep: true, reason: `open on ${name}` };
-      states.push(`${answer.value.state} on ${name}`);
-    } else if (answer.reason instanceof PlatformError && answer.reason.status === 404) {
-      states.push(`not found on ${name}`);
-    } else {
-      return { keep: true, reason: `state unknown (${describeError(answer.reason)})` };
-    }
+  const name = workspace.platform;
+  const platform = platforms.get(name);
+  if (!platform) return { keep: true, reason: `${name} is not configured` };
+  if (!platformCanHold(name, workspace.repoFullName)) {
+    return { keep: true, reason: `not a repository path of ${name}` };
   }
-  return { keep: false, reason: states.join(', ') };
+  try {
+    const pr = await platform.getPullRequest(workspace.repoFullName, workspace.prNumber);
+    if (pr.state === 'open') return { keep: true, reason: `open on ${name}` };
+    return { keep: false, reason: `${pr.state} on ${name}` };
+  } catch (error) {
+    if (error instanceof PlatformError && error.status === 404) {
+      return { keep: false, reason: `not found on ${name}` };
+    }
+    return { keep: true, reason: `state unknown (${describeError(error)})` };
+  }
 }
 
 async function hasPrWorkspace(dir: string): Promise<boolean> {
@@ -129,8 +136,9 @@ async function hasPrWorkspace(dir: string): Promise<boolean> {
 }
 
 /**
- * Creates the cleaner. A busy workspace (per `isBusy`) is skipped; deletion itself happens under
- * the workspace lock, so a job that starts at that moment waits and then clones afresh.
+ * Creates the cleaner. A busy workspace (per `isBusy`, or its tree lock held or awaited) is
+ * skipped; deletion itself happens under the workspace lock, so a job that starts at that moment
+ * waits and then clones afresh.
  */
 export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): WorkspaceCleaner {
   const root = path.resolve(options.baseDir);
@@ -138,24 +146,40 @@ export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): Worksp
   let timer: NodeJS.Timeout | undefined;
   let running = false;
 
-  /** Removes `dir` and then each empty parent up to (not including) the base directory. */
+  const inUse = (workspace: FoundWorkspace) =>
+    options.isBusy?.(workspace.dir, workspace) === true || processWorkspaceLock.isBusy(workspace.dir);
+
+  /**
+   * Removes `dir` and then each empty parent up to (not including) its platform directory, each
+   * only when no job holds or awaits a lock inside it.
+   */
   async function removeEmptyUpwards(start: string, report: CleanReport): Promise<void> {
-    for (let dir = start; dir.startsWith(`${root}${path.sep}`); dir = path.dirname(dir)) {
-      try {
-        await rmdir(dir);
-        report.emptyRemoved.push(dir);
-      } catch {
-        return; // not empty (or gone): stop climbing
-      }
+    for (let dir = start; path.dirname(dir).startsWith(`${root}${path.sep}`); dir = path.dirname(dir)) {
+      const removed = await processWorkspaceLock
+        .tryRun(dir, () => rmdir(dir))
+        .then(
+          (done) => done.ran,
+          () => false, // not empty (or gone)
+        );
+      if (!removed) return; // stop climbing
+      report.emptyRemoved.push(dir);
     }
   }
 
   async function runOnce(): Promise<CleanReport> {
-    const report: CleanReport = { deleted: [], kept: [], depsRemoved: [], emptyRemoved: [] };
+    const report: CleanReport = {
+      deleted: [],
+      kept: [],
+      depsRemoved: [],
+      emptyRemoved: [],
+      oldLayoutRemoved: [],
+    };
     const touched = new Set<string>();
     try {
+      const migration = await migrateWorkspaceLayout(root, logger);
+      report.oldLayoutRemoved.push(...migration.removed);
       for (const workspace of await findWorkspaces(root)) {
-        if (options.isBusy?.(workspace.dir, workspace)) {
+        if (inUse(workspace)) {
           report.kept.push({ dir: workspace.dir, reason: 'in use by a job' });
           continue;
         }
@@ -164,17 +188,29 @@ export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): Worksp
           report.kept.push({ dir: workspace.dir, reason: verdict.reason });
           continue;
         }
-        await withWorkspaceLock(workspace.dir, () =>
-          rm(workspace.dir, { recursive: true, force: true, maxRetries: 3 }),
-        );
+        // A job may have started while the platform answered: `tryRun` skips it then.
+        const done = inUse(workspace)
+          ? { ran: false as const }
+          : await processWorkspaceLock.tryRun(workspace.dir, () =>
+              rm(workspace.dir, { recursive: true, force: true, maxRetries: 3 }),
+            );
+        if (!done.ran) {
+          report.kept.push({ dir: workspace.dir, reason: 'in use by a job' });
+          continue;
+        }
         report.deleted.push(workspace.dir);
         touched.add(path.dirname(workspace.dir));
         logger.info({ dir: workspace.dir, reason: verdict.reason }, 'workspace deleted');
       }
       for (const deps of await findDepsDirs(root)) {
         const repoDir = path.dirname(deps);
-        if (await hasPrWorkspace(repoDir)) continue;
-        await rm(deps, { recursive: true, force: true, maxRetries: 3 });
+        // Under the repository directory's lock: no job of the repository is running or waiting.
+        const done = await processWorkspaceLock.tryRun(repoDir, async () => {
+          if (await hasPrWorkspace(repoDir)) return false;
+          await rm(deps, { recursive: true, force: true, maxRetries: 3 });
+          return true;
+        });
+        if (!done.ran || !done.value) continue;
         report.depsRemoved.push(deps);
         touched.add(repoDir);
       }
@@ -217,18 +253,20 @@ export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): Worksp
   };
 }
 
-/** Every `.deps` directory directly inside a repository directory under `root`. */
+/** Every `.deps` directory directly inside a repository directory under `<root>/<platform>/`. */
 async function findDepsDirs(root: string): Promise<string[]> {
   const out: string[] = [];
   async function walk(dir: string, depth: number): Promise<void> {
+    if (depth > MAX_DEPTH) return;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       if (!entry.isDirectory()) continue;
       const full = path.join(dir, entry.name);
-      if (entry.name === '.deps' && depth >= 2) out.push(full);
-      else if (!entry.name.startsWith('.') && !PR_DIR.test(entry.name)) await walk(full, depth + 1);
+      if (entry.name === '.deps') {
+        if (depth >= 2) out.push(full);
+      } else if (entry.name !== '.git' && !PR_DIR.test(entry.name)) await walk(full, depth + 1);
     }
   }
-  await walk(root, 0);
+  for (const platform of PLATFORM_NAMES) await walk(path.join(root, platform), 0);
   return out;
 }

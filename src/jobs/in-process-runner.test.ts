@@ -55,15 +55,16 @@ describe('createInProcessJobRunner', () => {
     expect(await depth()).toBe(4);
     await Promise.all([jobs.whenStarted('a1'), jobs.whenStarted('b1'), jobs.whenStarted('w1')]);
     expect(jobs.started.sort()).toEqual(['a1', 'b1', 'w1']);
-    expect(runner.isBusy('ACME/widgets', 1)).toBe(true);
-    expect(runner.isBusy('acme/widgets', 3)).toBe(false);
+    expect(runner.isBusy('github', 'ACME/widgets', 1)).toBe(true);
+    expect(runner.isBusy('gitlab', 'acme/widgets', 1)).toBe(false);
+    expect(runner.isBusy('github', 'acme/widgets', 3)).toBe(false);
     jobs.finish('a1');
     await jobs.whenStarted('a2');
     for (const name of ['a2', 'b1', 'w1']) jobs.finish(name);
     await runner.idle();
     expect(runner.depth()).toBe(0);
     expect(await depth()).toBe(0);
-    expect(runner.isBusy('acme/widgets', 1)).toBe(false);
+    expect(runner.isBusy('github', 'acme/widgets', 1)).toBe(false);
   });
 
   it('waits for `before` before starting the job', async () => {

@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import type { PlatformName } from '../platforms/types.js';
 import { createSessionQueue } from './session-queue.js';
 import { sessionKeyOf, sessionKeyString, type JobPayload, type JobRunner } from './types.js';
 
@@ -22,10 +23,10 @@ export interface InProcessJobRunnerOptions {
 /** The in-process runner, plus what the server and its tests may ask of it. */
 export interface InProcessJobRunner extends JobRunner {
   /**
-   * True while a job of pull request `repoFullName#prNumber` (any platform, any bot type) is queued
+   * True while a job of pull request `repoFullName#prNumber` on `platform` (any bot type) is queued
    * or running, i.e. its workspace is or will soon be in use (the cleaner's `isBusy`).
    */
-  isBusy(repoFullName: string, prNumber: number): boolean;
+  isBusy(platform: PlatformName, repoFullName: string, prNumber: number): boolean;
   /** Resolves when no job is queued or running. */
   idle(): Promise<void>;
 }
@@ -39,13 +40,11 @@ export interface InProcessJobRunner extends JobRunner {
  */
 export function createInProcessJobRunner(options: InProcessJobRunnerOptions): InProcessJobRunner {
   const { logger } = options;
-  /**
-   * Jobs queued or running per `repo#pr` (lower-cased; no platform, as workspace paths have none),
-   * for `isBusy`.
-   */
+  /** Jobs queued or running per `platform:repo#pr` (repository lower-cased), for `isBusy`. */
   const perPullRequest = new Map<string, number>();
-  const prKey = (repo: string, pr: number) => `${repo.toLowerCase()}#${pr}`;
-  const payloadPrKey = (p: JobPayload) => prKey(p.comment.repoFullName, p.comment.prNumber);
+  const prKey = (platform: string, repo: string, pr: number) => `${platform}:${repo.toLowerCase()}#${pr}`;
+  const payloadPrKey = (p: JobPayload) =>
+    prKey(p.comment.platform, p.comment.repoFullName, p.comment.prNumber);
   const count = (key: string, delta: number) => {
     const next = (perPullRequest.get(key) ?? 0) + delta;
     if (next <= 0) perPullRequest.delete(key);
@@ -80,7 +79,7 @@ export function createInProcessJobRunner(options: InProcessJobRunnerOptions): In
       }
     },
     depth: () => queue.depth(),
-    isBusy: (repoFullName, prNumber) => perPullRequest.has(prKey(repoFullName, prNumber)),
+    isBusy: (platform, repoFullName, prNumber) => perPullRequest.has(prKey(platform, repoFullName, prNumber)),
     idle: () => queue.idle(),
     shutdown: (timeoutMs) => queue.shutdown(timeoutMs),
   };

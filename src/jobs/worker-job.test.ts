@@ -88,7 +88,7 @@ describe('WORKER job', () => {
     );
 
     // No credential reached the workspace.
-    const gitConfig = await readFile(path.join(fx.baseDir, 'acme/widgets/pr-7/.git/config'), 'utf8');
+    const gitConfig = await readFile(path.join(fx.baseDir, 'github/acme/widgets/pr-7/.git/config'), 'utf8');
     expect(gitConfig).not.toContain(TOKEN);
     expect(fx.logs.join('\n')).not.toContain(TOKEN);
     expect(fx.logs.join('\n')).not.toContain(LLM_KEY);

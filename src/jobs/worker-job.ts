@@ -78,12 +78,13 @@ export async function processWorkerComment(payload: JobPayload, ctx: JobContext)
   const signal = ctx.signal ? { signal: ctx.signal } : {};
   const pr = await platform.getPullRequest(comment.repoFullName, comment.prNumber);
   const baseDir = ctx.config.workspace.base_dir;
-  const dir = workspacePath(baseDir, comment.repoFullName, comment.prNumber);
+  const dir = workspacePath(baseDir, comment.platform, comment.repoFullName, comment.prNumber);
   const key = sessionKeyOf(payload);
 
   return withWorkspaceLock(dir, async () => {
     const workspace = await prepareWorkspace({
       baseDir,
+      platform: comment.platform,
       repoFullName: comment.repoFullName,
       prNumber: comment.prNumber,
       cloneUrl: pr.headCloneUrl,

@@ -7,8 +7,14 @@ import type { DiffSide, FileStatus, PullRequestFile } from '../diff/types.js';
 
 export type { DiffSide, FileStatus, PullRequestFile };
 
-/** Registered platform names (CONTRACT §4). */
-export type PlatformName = 'github' | 'gitlab';
+/**
+ * Registered platform names (CONTRACT §4); each is also a first-level directory of the workspace
+ * layout (§11), which the cleaner scans.
+ */
+export const PLATFORM_NAMES = ['github', 'gitlab'] as const;
+
+/** A registered platform name (CONTRACT §4). */
+export type PlatformName = (typeof PLATFORM_NAMES)[number];
 
 /** A pull/merge request as reported by the platform API. */
 export interface PullRequestInfo {

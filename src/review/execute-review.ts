@@ -125,7 +125,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     pr = await platform.getPullRequest(input.repoFullName, input.prNumber);
   }
   const pullRequest = pr;
-  const dir = workspacePath(input.baseDir, input.repoFullName, input.prNumber);
+  const dir = workspacePath(input.baseDir, platform.name, input.repoFullName, input.prNumber);
 
   const inPlace = input.workspaceDir;
   const prepare: typeof prepareWorkspace = inPlace
@@ -141,6 +141,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       platform.getGitCredentials().then((credentials) =>
         prepare({
           baseDir: input.baseDir,
+          platform: platform.name,
           repoFullName: input.repoFullName,
           prNumber: input.prNumber,
           cloneUrl: pullRequest.headCloneUrl,

@@ -19,6 +19,7 @@ async function workspace(files: Record<string, string> = { 'a.txt': 'a\n', 'old.
   cloneUrl = await fx.createRepo('acme/widgets', files);
   return prepareWorkspace({
     baseDir: fx.baseDir,
+    platform: 'github',
     repoFullName: 'acme/widgets',
     prNumber: 4,
     cloneUrl,

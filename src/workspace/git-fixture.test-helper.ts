@@ -172,6 +172,7 @@ export function prepareOptions(
 ): PrepareWorkspaceOptions {
   return {
     baseDir: fx.baseDir,
+    platform: 'github',
     repoFullName: 'acme/widgets',
     prNumber: 7,
     cloneUrl,

@@ -63,3 +63,62 @@ describe('withWorkspaceLock', () => {
     await held;
   });
 });
+
+describe('tree locks', () => {
+  it('makes a directory and one inside it wait for each other, in arrival order', async () => {
+    const lock = createWorkspaceLock();
+    const events: string[] = [];
+    const job = (name: string, ms: number) => async () => {
+      events.push(`${name} start`);
+      await sleep(ms);
+      events.push(`${name} end`);
+    };
+    await Promise.all([
+      lock('/ws/github/acme/app/pr-7', job('outer', 30)),
+      lock('/ws/github/acme/app/pr-7/pr-3', job('inner', 1)),
+      lock('/ws/github/acme/app/pr-70', job('sibling', 5)), // a name prefix, not inside: runs at once
+    ]);
+    expect(events.slice(0, 2)).toEqual(['outer start', 'sibling start']);
+    expect(events.indexOf('inner start')).toBeGreaterThan(events.indexOf('outer end'));
+  });
+
+  it('tryRun does not run, nor wait, while the directory, one inside it or an ancestor is locked', async () => {
+    const lock = createWorkspaceLock();
+    let release: () => void = () => undefined;
+    const held = lock(
+      '/ws/github/acme/app/pr-7/pr-3',
+      () => new Promise<void>((resolve) => (release = resolve)),
+    );
+    expect(lock.isBusy('/ws/github/acme/app/pr-7')).toBe(true);
+    expect(lock.isBusy('/ws/github/acme/app/pr-7/pr-3/src')).toBe(true);
+    expect(lock.isBusy('/ws/github/acme/app/pr-8')).toBe(false);
+    await expect(lock.tryRun('/ws/github/acme/app/pr-7', async () => 'deleted')).resolves.toEqual({
+      ran: false,
+    });
+    await expect(lock.tryRun('/ws/github/acme/app/pr-8', async () => 'deleted')).resolves.toEqual({
+      ran: true,
+      value: 'deleted',
+    });
+    release();
+    await held;
+    expect(lock.isBusy('/ws/github/acme/app/pr-7')).toBe(false);
+    await expect(lock.tryRun('/ws/github/acme/app/pr-7', async () => 'deleted')).resolves.toEqual({
+      ran: true,
+      value: 'deleted',
+    });
+  });
+
+  it('makes a request after a tryRun wait for it', async () => {
+    const lock = createWorkspaceLock();
+    const events: string[] = [];
+    const cleaning = lock.tryRun('/ws/a/b/pr-1', async () => {
+      await sleep(20);
+      events.push('removed');
+    });
+    const job = lock('/ws/a/b/pr-1', async () => {
+      events.push('cloned');
+    });
+    await Promise.all([cleaning, job]);
+    expect(events).toEqual(['removed', 'cloned']);
+  });
+});

@@ -1,10 +1,23 @@
 /**
- * Workspace directory layout (CONTRACT §11, seed "Workspace directory layout"):
- * `<base>/<owner>/<repo>/pr-<N>` per pull request (GitLab: the full project path,
- * `<base>/<group>/<subgroup>/<project>/pr-<N>`) and `<base>/<owner>/<repo>/.deps` shared per repository.
+ * Workspace directory layout (CONTRACT §11): `<base>/<platform>/<owner>/<repo>/pr-<N>` per pull
+ * request (GitLab: the full project path, `<base>/gitlab/<group>/<subgroup>/<project>/pr-<N>`) and
+ * `<base>/<platform>/<owner>/<repo>/.deps` shared per repository; §19's object store will live in
+ * the same repository directory. The platform is the first level, so equal names on two platforms
+ * never share or nest a workspace; dot-names at the base level (`.learnings`, `.reviewbot-agent`,
+ * the layout marker) are never a platform.
  */
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import type { PlatformName } from '../platforms/types.js';
+
+/** The layout version `<base>/LAYOUT_MARKER` records once workspaces of older layouts are removed. */
+export const LAYOUT_VERSION = 2;
+
+/** File at the base directory recording the layout version (a dot-name: never a platform directory). */
+export const LAYOUT_MARKER = '.reviewbot-layout';
+
+/** Directory name of a pull request's workspace: `pr-<N>`, N >= 1 without leading zeros. */
+export const PR_DIR = /^pr-([1-9][0-9]*)$/;
 
 /**
  * One path segment of a repository full name: GitHub owners/repositories and GitLab
@@ -13,9 +26,20 @@ import { UsageError } from '../errors.js';
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
 /**
+ * Segments that could be taken for a layout directory (CONTRACT §11): `pr-<digits>` and `.deps`,
+ * in any letter case (a case-insensitive file system would treat `PR-7` as `pr-7`).
+ */
+const LAYOUT_NAME = /^(pr-[0-9]+|\.deps)$/i;
+
+/** A platform directory name: lower-case letters, digits and `-`, never a dot-name. */
+const PLATFORM_SEGMENT = /^[a-z][a-z0-9-]*$/;
+
+/**
  * Splits `repoFullName` (`owner/repo`, GitLab `group/sub/project`) into checked segments.
  * Throws UsageError on fewer than two segments, an empty, `.` or `..` segment, an absolute name,
- * or any character outside `[A-Za-z0-9_.-]` (so no segment can leave the base directory).
+ * any character outside `[A-Za-z0-9_.-]` (so no segment can leave the base directory), or a
+ * segment that could be taken for a layout directory (`pr-<N>`, `.deps`), which would nest one
+ * workspace inside another (e.g. GitLab project `acme/app/pr-7` inside `acme/app`'s `pr-7`).
  */
 export function repoPathSegments(repoFullName: string): string[] {
   const segments = repoFullName.split('/');
@@ -30,32 +54,49 @@ export function repoPathSegments(repoFullName: string): string[] {
         `invalid repository name "${repoFullName}": segment "${segment}" is not allowed in a workspace path`,
       );
     }
+    if (LAYOUT_NAME.test(segment)) {
+      throw new UsageError(
+        `repository "${repoFullName}" is not supported: its path segment "${segment}" could be taken for a workspace directory`,
+      );
+    }
   }
   return segments;
 }
 
-/** `<base>/<owner>/<repo>` for a checked `repoFullName`; `baseDir` is resolved to an absolute path. */
-function repoDir(baseDir: string, repoFullName: string): string {
+/**
+ * `<base>/<platform>/<owner>/<repo>` (absolute) for a checked `repoFullName`: the directory that
+ * holds the repository's `pr-<N>` workspaces, `.deps` and (CONTRACT §19) its object store.
+ * Throws UsageError for an empty base directory, an invalid platform name or repository name.
+ */
+export function repositoryDir(baseDir: string, platform: PlatformName, repoFullName: string): string {
   if (baseDir === '') throw new UsageError('the workspace base directory is empty');
-  return path.join(path.resolve(baseDir), ...repoPathSegments(repoFullName));
+  if (!PLATFORM_SEGMENT.test(platform)) {
+    throw new UsageError(`invalid platform name "${String(platform)}" in a workspace path`);
+  }
+  return path.join(path.resolve(baseDir), platform, ...repoPathSegments(repoFullName));
 }
 
 /**
- * The workspace of pull request `prNumber`: `<base>/<owner>/<repo>/pr-<N>` (absolute).
- * Throws UsageError for an invalid repository name (see `repoPathSegments`) or a `prNumber` that is
- * not a positive safe integer.
+ * The workspace of pull request `prNumber`: `<base>/<platform>/<owner>/<repo>/pr-<N>` (absolute).
+ * Throws UsageError for an invalid platform or repository name (see `repoPathSegments`) or a
+ * `prNumber` that is not a positive safe integer.
  */
-export function workspacePath(baseDir: string, repoFullName: string, prNumber: number): string {
+export function workspacePath(
+  baseDir: string,
+  platform: PlatformName,
+  repoFullName: string,
+  prNumber: number,
+): string {
   if (!Number.isSafeInteger(prNumber) || prNumber < 1) {
     throw new UsageError(`invalid pull request number ${String(prNumber)} (expected an integer >= 1)`);
   }
-  return path.join(repoDir(baseDir, repoFullName), `pr-${prNumber}`);
+  return path.join(repositoryDir(baseDir, platform, repoFullName), `pr-${prNumber}`);
 }
 
 /**
- * The shared directory for private dependency clones of a repository: `<base>/<owner>/<repo>/.deps`
- * (absolute). Throws UsageError for an invalid repository name.
+ * The shared directory for private dependency clones of a repository:
+ * `<base>/<platform>/<owner>/<repo>/.deps` (absolute). Throws UsageError for an invalid name.
  */
-export function depsPath(baseDir: string, repoFullName: string): string {
-  return path.join(repoDir(baseDir, repoFullName), '.deps');
+export function depsPath(baseDir: string, platform: PlatformName, repoFullName: string): string {
+  return path.join(repositoryDir(baseDir, platform, repoFullName), '.deps');
 }

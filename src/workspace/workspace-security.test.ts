@@ -38,7 +38,7 @@ describe('prepareWorkspace: credentials', () => {
     expect(message).not.toContain(wrong);
     expect(message).not.toContain(fx.token);
     expect(fx.handler.requests.some((r) => !r.authorized)).toBe(true);
-    expect(await exists(path.join(fx.baseDir, 'acme/widgets/pr-7'))).toBe(false);
+    expect(await exists(path.join(fx.baseDir, 'github/acme/widgets/pr-7'))).toBe(false);
   });
 
   it('fails with a GitError when git gets no credentials at all', async () => {

@@ -27,7 +27,7 @@ describe('prepareWorkspace: clone and update', () => {
 
     const first = await prepareWorkspace(opts);
     expect(first.action).toBe('cloned');
-    expect(first.dir).toBe(path.join(fx.baseDir, 'acme', 'widgets', 'pr-7'));
+    expect(first.dir).toBe(path.join(fx.baseDir, 'github', 'acme', 'widgets', 'pr-7'));
     expect(first.headSha).toBe(await fx.git(fx.barePath('acme/widgets'), 'rev-parse', 'feature/x'));
     expect(await readFile(path.join(first.dir, 'README.md'), 'utf8')).toBe('v1b\n');
     expect(await fx.git(first.dir, 'rev-list', '--count', 'HEAD')).toBe('1');
@@ -62,10 +62,11 @@ describe('prepareWorkspace: clone and update', () => {
 
   it('nests a GitLab project path and keeps pull requests apart', async () => {
     const url = await fx.createRepo('group/sub/project', { 'a.txt': 'a\n' });
-    const one = await prepareWorkspace(options(url, { repoFullName: 'group/sub/project', prNumber: 1 }));
-    const two = await prepareWorkspace(options(url, { repoFullName: 'group/sub/project', prNumber: 2 }));
-    expect(one.dir).toBe(path.join(fx.baseDir, 'group', 'sub', 'project', 'pr-1'));
-    expect(two.dir).toBe(path.join(fx.baseDir, 'group', 'sub', 'project', 'pr-2'));
+    const gitlab = { platform: 'gitlab', repoFullName: 'group/sub/project' } as const;
+    const one = await prepareWorkspace(options(url, { ...gitlab, prNumber: 1 }));
+    const two = await prepareWorkspace(options(url, { ...gitlab, prNumber: 2 }));
+    expect(one.dir).toBe(path.join(fx.baseDir, 'gitlab', 'group', 'sub', 'project', 'pr-1'));
+    expect(two.dir).toBe(path.join(fx.baseDir, 'gitlab', 'group', 'sub', 'project', 'pr-2'));
     expect(two.action).toBe('cloned');
   });
 
@@ -92,7 +93,7 @@ describe('prepareWorkspace: clone and update', () => {
 describe('prepareWorkspace: unusable directories are cloned fresh', () => {
   it('replaces a directory that is not a clone, without following its symlinks', async () => {
     const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
-    const dir = path.join(fx.baseDir, 'acme/widgets/pr-7');
+    const dir = path.join(fx.baseDir, 'github/acme/widgets/pr-7');
     const outside = path.join(fx.root, 'outside');
     await mkdir(path.join(outside, 'inner'), { recursive: true });
     await writeFile(path.join(outside, 'inner/precious.txt'), 'keep');

@@ -1,27 +1,31 @@
 /**
  * The git workspace of one pull request (seed "Git workspace", CONTRACT §11): a shallow clone of the
- * head branch at `<base>/<owner>/<repo>/pr-<N>`, brought up to date by fetch + hard reset + clean,
- * or removed and cloned fresh when it is not a usable clone of the repository.
+ * head branch at `<base>/<platform>/<owner>/<repo>/pr-<N>`, brought up to date by fetch + hard
+ * reset + clean, or removed and cloned fresh when it is not a usable clone of the repository.
  *
  * Callers that may touch the same pull request concurrently wrap calls in `withWorkspaceLock`.
  */
 import { lstat, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError, describeError } from '../errors.js';
-import type { GitCredentials } from '../platforms/types.js';
+import type { GitCredentials, PlatformName } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { assertBranchName, assertSafeCloneUrl, runGit } from './git.js';
+import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
 import { workspacePath } from './workspace-path.js';
 
-export { depsPath, repoPathSegments, workspacePath } from './workspace-path.js';
+export { depsPath, repoPathSegments, repositoryDir, workspacePath } from './workspace-path.js';
 export { withWorkspaceLock, createWorkspaceLock } from './lock.js';
 export type { WorkspaceLock } from './lock.js';
+export { migrateWorkspaceLayout } from './layout-migration.js';
 
 /** Options of `prepareWorkspace`. */
 export interface PrepareWorkspaceOptions {
   /** Workspace base directory (`workspace.base_dir`). */
   baseDir: string;
+  /** The platform of the pull request: the first level of the workspace path. */
+  platform: PlatformName;
   /** `owner/repo`, or a GitLab `group/sub/project` path. */
   repoFullName: string;
   /** Pull/merge request number (>= 1). */
@@ -80,15 +84,21 @@ async function removeDir(dir: string): Promise<void> {
  *   and fetch get the credentials. If that fails for a local reason (broken history, corrupt
  *   objects, stale locks) the directory is removed and cloned fresh.
  *
+ * Before the first workspace of a base directory is made, workspaces of the older layout are
+ * removed (`migrateWorkspaceLayout`, once per base directory).
+ *
  * Throws GitError (secret-free message) when the URL carries credentials or is not http(s), the
  * branch name is invalid, or git fails to reach the remote (auth, network, missing branch, time
- * limit, abort); UsageError for an invalid repository name or number.
+ * limit, abort); UsageError for an invalid platform, repository name (also one with a `pr-<N>` or
+ * `.deps` segment) or number.
  */
 export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promise<PreparedWorkspace> {
   assertSafeCloneUrl(options.cloneUrl);
   assertBranchName(options.branch);
-  const dir = workspacePath(options.baseDir, options.repoFullName, options.prNumber);
+  const dir = workspacePath(options.baseDir, options.platform, options.repoFullName, options.prNumber);
   const label = `${options.repoFullName}#${options.prNumber}`;
+  await mkdir(options.baseDir, { recursive: true });
+  await migrateWorkspaceLayout(options.baseDir);
   const progress = (message: string) => options.onProgress?.(message);
   const common = { masker: options.masker, signal: options.signal, timeoutMs: options.timeoutMs };
   // Only the commands that talk to the remote get the credentials.

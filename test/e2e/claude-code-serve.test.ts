@@ -77,7 +77,7 @@ describe('reviewbot serve with the default Claude Code runner', () => {
 
   it('a WORKER mention: Edit changes a file, the commit is pushed, Bash sees no token', async () => {
     const before = await bareGit(fx.scenario.bareRepoPath, ['rev-parse', 'refs/heads/feature']);
-    const file = path.join(fx.baseDir, 'acme', 'widgets', 'pr-7', 'src', 'service.ts');
+    const file = path.join(fx.baseDir, 'github', 'acme', 'widgets', 'pr-7', 'src', 'service.ts');
     fx.llm.setScript(
       routed([
         { toolCalls: [{ name: 'Read', input: { file_path: file } }] },

@@ -204,7 +204,7 @@ describe.each(protocols)('reviewbot review over $name', (protocol) => {
   });
 
   it('keeps the token out of every workspace file and every output line', async () => {
-    const workspace = path.join(fx.baseDir, 'acme', 'widgets', 'pr-7');
+    const workspace = path.join(fx.baseDir, 'github', 'acme', 'widgets', 'pr-7');
     expect(filesContaining(workspace, GITHUB_TOKEN)).toEqual([]);
     expect(filesContaining(workspace, LLM_KEY)).toEqual([]);
     llm.setScript(reviewScript(fx.scenario));

@@ -74,7 +74,9 @@ describe('reviewbot review on GitLab', () => {
     );
     expect(result.stdout).toMatch(/Notes not in the diff \(1\)[\s\S]*Unrelated: this file lacks tests\./);
     expect(result.stdout).toContain('Not posted (--dry-run).');
-    expect(existsSync(path.join(baseDir, 'acme', 'platform', 'widgets', 'pr-7', '.git'))).toBe(true);
+    expect(existsSync(path.join(baseDir, 'gitlab', 'acme', 'platform', 'widgets', 'pr-7', '.git'))).toBe(
+      true,
+    );
     // The clone authenticated over git HTTP (oauth2 + the token as password).
     expect(gitlab.gitRequests.some((r) => r.authorized && r.service === 'git-upload-pack')).toBe(true);
     expect(gitlab.writeRequests()).toEqual([]);

@@ -8,6 +8,7 @@ import { loadConfig } from '../config/load-config.js';
 import { describeError, ReviewbotError, UsageError } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
+import { openLearningsStore } from '../learnings/index.js';
 import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
 import { reviewLimitsOf } from '../review/limits.js';
 import type { ReviewTrigger } from '../review/memory/index.js';
@@ -149,6 +150,11 @@ export async function reviewPullRequest(
     message: `resolving ${ref.repoFullName}#${ref.prNumber} on ${platform.name}`,
   });
   const pullRequest = await platform.getPullRequest(ref.repoFullName, ref.prNumber);
+  // §20: the same learnings as the server's (the store of store.url, else <base_dir>/.learnings).
+  const learnings = await openLearningsStore({
+    ...(config.store.url ? { storeUrl: config.store.url } : {}),
+    baseDir: config.workspace.base_dir,
+  });
   const outcome = await executeReview({
     platform,
     runner,
@@ -165,7 +171,8 @@ export async function reviewPullRequest(
     limits,
     reviewSettings: config.review,
     ...(options.trigger ? { trigger: options.trigger } : {}),
-  });
+    learnings: { store: learnings, allowedUsers: config.access.allowed_users },
+  }).finally(() => learnings.close().catch(() => undefined));
 
   outcome.result.warnings = [...warnings, ...outcome.result.warnings];
 

@@ -14,6 +14,8 @@ import { loadConfig } from '../config/load-config.js';
 import { ConfigError, describeError, UsageError } from '../errors.js';
 import { parseJobPayload } from '../jobs/payload.js';
 import { runJob } from '../jobs/run-job.js';
+import { LEARNING_LIMITS } from '../learnings/types.js';
+import { createRedisLearningsStore } from '../learnings/redis-store.js';
 import type { JobPayload, JobResult } from '../jobs/types.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
@@ -73,6 +75,7 @@ async function setUpAndRun(
     metrics: createMetrics({ defaultMetrics: false }),
     logger: log,
     masker,
+    learnings: createRedisLearningsStore(redis, { maxPerRepository: LEARNING_LIMITS.maxPerRepository }),
   });
 }
 

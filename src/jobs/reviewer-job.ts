@@ -13,6 +13,7 @@ import {
   trimConversation,
   type JobContext,
 } from './job-context.js';
+import { acquireLearningsStore } from './learning-job.js';
 import { replyTargetOf } from './reply-target.js';
 import { sessionKeyOf, type JobPayload } from './types.js';
 
@@ -42,6 +43,7 @@ export async function processReviewerComment(
   });
   const key = sessionKeyOf(payload);
   const previous = await ctx.store.load(key);
+  const learnings = await acquireLearningsStore(ctx);
   const review = await executeReview({
     platform,
     runner: ctx.createRunner('reviewer'),
@@ -60,7 +62,8 @@ export async function processReviewerComment(
     trigger: comment.commentType === 'lifecycle' ? 'lifecycle' : 'request',
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     limits: await reviewLimitsOf(ctx.config),
-  });
+    learnings: { store: learnings.store, allowedUsers: ctx.config.access.allowed_users },
+  }).finally(() => learnings.release());
   if (review.skipped) {
     ctx.logger.info(
       { headSha: review.commitSha },

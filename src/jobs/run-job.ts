@@ -4,8 +4,10 @@
  * short, secret-free reply on the pull request and a `failed` result. Never throws.
  */
 import { describeError } from '../errors.js';
+import { parseLearningCommand } from '../learnings/commands.js';
 import type { SecretMasker } from '../secrets.js';
 import type { JobContext } from './job-context.js';
+import { processLearningCommand } from './learning-job.js';
 import { replyTargetOf } from './reply-target.js';
 import { processReviewerComment } from './reviewer-job.js';
 import type { BotType, JobPayload, JobResult } from './types.js';
@@ -51,7 +53,10 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
   const jobCtx: JobContext = { ...ctx, logger };
   logger.info({ eventType: comment.eventType, enqueuedAt: payload.enqueuedAt }, 'job started');
   try {
-    if (payload.botType === 'reviewer') await processReviewerComment(payload, jobCtx);
+    // §20: a REVIEWER mention starting with learn/remember/forget is a command, not a review.
+    const command = payload.botType === 'reviewer' ? parseLearningCommand(payload.prompt) : undefined;
+    if (command) await processLearningCommand(payload, command, jobCtx);
+    else if (payload.botType === 'reviewer') await processReviewerComment(payload, jobCtx);
     else if (payload.botType === 'worker') await processWorkerComment(payload, jobCtx);
     else throw new Error(`unknown bot type ${JSON.stringify(payload.botType)}`);
     const durationMs = Date.now() - started;

@@ -17,6 +17,7 @@ import type { GitHubSettings } from './credentials.js';
 import { scopedInstallationOptions, type TokenScope } from './scoped-token.js';
 import { toPlatformError } from './errors.js';
 import { gitHubMemoryMethods } from './memory-api.js';
+import { gitHubReactionMethods } from './reactions.js';
 import { createGitHubWebhookHandler, splitWebhookSecrets } from './webhook.js';
 import { renderGitHubSuggestion } from './suggestion.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
@@ -260,5 +261,6 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
     renderSuggestion: renderGitHubSuggestion,
 
     ...gitHubMemoryMethods(client, call),
+    ...gitHubReactionMethods(client, call),
   };
 }

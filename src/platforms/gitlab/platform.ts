@@ -9,6 +9,7 @@ import { createGitLabClient, type GitLabClient } from './client.js';
 import { toPullRequestFile } from './diffs.js';
 import { toPlatformError } from './errors.js';
 import { gitLabMemoryMethods } from './memory-api.js';
+import { gitLabReactionMethods } from './reactions.js';
 import { Discussion, GitLabUser, MergeRequest, MergeRequestDiff, Note, Project } from './schemas.js';
 import type { GitLabSettings } from './settings.js';
 import { submitGitLabReview } from './submit-review.js';
@@ -191,5 +192,6 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
     },
 
     ...gitLabMemoryMethods(client, call),
+    ...gitLabReactionMethods(client, call),
   };
 }

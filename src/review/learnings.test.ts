@@ -1,8 +1,20 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toFileDiffs } from '../diff/diff.js';
-import type { Learning } from '../learnings/types.js';
-import { buildLearningsPromptSection, selectLearnings, splitDismissed } from './learnings.js';
+import { createFileLearningsStore } from '../learnings/file-store.js';
+import { dismissalId, type Learning } from '../learnings/types.js';
+import { silentLogger } from '../logger.js';
+import type { CommentReaction, Platform } from '../platforms/types.js';
+import {
+  buildLearningsPromptSection,
+  collectDismissals,
+  selectLearnings,
+  splitDismissed,
+} from './learnings.js';
 import { findingMarkerOf } from './memory/repeats.js';
+import type { EarlierFinding } from './memory/state.js';
 
 function learning(id: string, createdAt: string, extra: Partial<Learning> = {}): Learning {
   return { id, text: `text ${id}`, author: 'alice', createdAt, source: 'command', ...extra };
@@ -77,5 +89,70 @@ describe('splitDismissed', () => {
     // A command learning with a path is no dismissal.
     const note = learning('0000000d', '2026-01-01T00:00:00Z', { path: 'src/a.ts', fingerprint: fp });
     expect(splitDismissed([onX], map, [note])).toEqual({ kept: [onX], dismissed: [] });
+  });
+});
+
+describe('collectDismissals', () => {
+  const thread = (commentId: string | undefined, fp: string, path = 'src/a.ts'): EarlierFinding => ({
+    thread: {
+      id: `T${commentId}`,
+      path,
+      resolved: false,
+      outdated: false,
+      authorUsername: 'bot',
+      body: `Finding ${fp} <!-- reviewbot:finding fp=${fp} side=RIGHT n=1 -->`,
+      ...(commentId ? { commentId } : {}),
+    },
+    marker: { fp, side: 'RIGHT', n: 1 },
+  });
+  const reactions: Record<string, CommentReaction[]> = {
+    '1': [
+      { content: '-1', username: 'mallory' },
+      { content: '+1', username: 'Alice' },
+    ],
+    '2': [{ content: '-1', username: 'ALICE' }],
+    '3': [{ content: 'eyes', username: 'alice' }],
+  };
+  const platform = {
+    name: 'github',
+    listReactions: async (target: { commentId: string }) => reactions[target.commentId] ?? [],
+  } as unknown as Platform;
+
+  it('stores only thumbs-down of allowed users, once, with path, text and fingerprint', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'dismissals-'));
+    try {
+      const store = createFileLearningsStore({ baseDir: dir, maxPerRepository: 10 });
+      const scope = { platform: 'github', repo: 'acme/widgets' };
+      const input = {
+        platform,
+        scope,
+        prNumber: 7,
+        findings: [
+          thread('1', 'a'.repeat(16)),
+          thread('2', 'b'.repeat(16)),
+          thread('3', 'c'.repeat(16)),
+          thread(undefined, 'd'.repeat(16)),
+        ],
+        learnings: { store, allowedUsers: ['alice'] },
+        logger: silentLogger(),
+      };
+      const added = await collectDismissals(input);
+      expect(added).toEqual([
+        expect.objectContaining({
+          id: dismissalId('src/a.ts', 'b'.repeat(16)),
+          source: 'dismissal',
+          path: 'src/a.ts',
+          fingerprint: 'b'.repeat(16),
+          text: `Finding ${'b'.repeat(16)}`,
+          author: 'ALICE',
+        }),
+      ]);
+      expect(await collectDismissals(input)).toEqual([]); // read again: nothing new
+      expect(await store.list(scope)).toHaveLength(1);
+      // Nobody allowed: nothing is read.
+      expect(await collectDismissals({ ...input, learnings: { store, allowedUsers: [] } })).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

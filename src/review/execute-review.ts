@@ -320,7 +320,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     });
     result.incremental = memory.plan.info;
     if (input.learnings) {
-      result.learningsApplied = learned.applied;
+      // Only what a model was actually given (no agent run: nothing applied).
+      result.learningsApplied = parts.results.length > 0 ? learned.applied : [];
       result.dismissed = taught.dismissed();
     }
     const messages = conversationAfter(input.history ?? [], parts, run);

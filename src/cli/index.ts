@@ -99,6 +99,60 @@ program
     process.exit(code);
   });
 
+const learnings = program
+  .command('learnings')
+  .description("list, add or remove a repository's learnings (what the team taught the reviewer)");
+
+learnings
+  .command('list')
+  .description('list the learnings of a repository: id, date, source, author, path, text')
+  .argument('<target>', '<platform>:<repo>, e.g. github:acme/widgets')
+  .option('--json', 'print one JSON object on stdout', false)
+  .option('--config <file>', 'YAML configuration file')
+  .action(async (target: string, opts: Record<string, unknown>) => {
+    const { runLearningsCommand } = await import('./learnings-command.js');
+    process.exitCode = await runLearningsCommand({
+      action: 'list',
+      target,
+      json: opts.json === true,
+      ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
+    });
+  });
+
+learnings
+  .command('add')
+  .description('add a learning to a repository; prints its id')
+  .argument('<target>', '<platform>:<repo>')
+  .argument('<text>', 'what the reviewer should know')
+  .option('--path <glob>', 'only for files matching this glob')
+  .option('--config <file>', 'YAML configuration file')
+  .action(async (target: string, text: string, opts: Record<string, unknown>) => {
+    const { runLearningsCommand } = await import('./learnings-command.js');
+    process.exitCode = await runLearningsCommand({
+      action: 'add',
+      target,
+      text,
+      ...(typeof opts.path === 'string' ? { path: opts.path } : {}),
+      ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
+    });
+  });
+
+learnings
+  .command('remove')
+  .description('remove one learning by id')
+  .argument('<target>', '<platform>:<repo>')
+  .argument('<id>', 'the learning id (8 hex characters)')
+  .option('--config <file>', 'YAML configuration file')
+  .action(async (target: string, id: string, opts: Record<string, unknown>) => {
+    const { runLearningsCommand } = await import('./learnings-command.js');
+    process.exitCode = await runLearningsCommand({
+      action: 'remove',
+      target,
+      id,
+      ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
+    });
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

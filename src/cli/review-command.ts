@@ -8,6 +8,7 @@ import { loadConfig } from '../config/load-config.js';
 import { describeError, ReviewbotError, UsageError } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
+import { openLearningsStore } from '../learnings/index.js';
 import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
 import { reviewLimitsOf } from '../review/limits.js';
 import type { ReviewTrigger } from '../review/memory/index.js';
@@ -151,6 +152,11 @@ export async function reviewPullRequest(
     message: `resolving ${ref.repoFullName}#${ref.prNumber} on ${platform.name}`,
   });
   const pullRequest = await platform.getPullRequest(ref.repoFullName, ref.prNumber);
+  // §20: the same learnings as the server's (the store of store.url, else <base_dir>/.learnings).
+  const learnings = await openLearningsStore({
+    ...(config.store.url ? { storeUrl: config.store.url } : {}),
+    baseDir: config.workspace.base_dir,
+  });
   // A dry run writes nothing to the pull request, not even its progress (§18).
   const progress = createJobProgress({
     platform,
@@ -179,6 +185,7 @@ export async function reviewPullRequest(
       reviewSettings: config.review,
       ...(options.trigger ? { trigger: options.trigger } : {}),
       onReviewing: (pr) => progress.start(progressTarget(pr)),
+      learnings: { store: learnings, allowedUsers: config.access.allowed_users },
     });
 
     outcome.result.warnings = [...warnings, ...outcome.result.warnings];
@@ -202,6 +209,8 @@ export async function reviewPullRequest(
   } catch (error) {
     await progress.finish('failure', failureReport('reviewer', failureReason(error, masker)));
     throw error;
+  } finally {
+    await learnings.close().catch(() => undefined);
   }
   await progress.finish('neutral', reviewReport(outcome.result, posted?.posted.url));
   return { ref, pullRequest, outcome, ...(posted ? { posted } : {}) };

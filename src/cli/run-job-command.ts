@@ -15,6 +15,8 @@ import { loadConfig } from '../config/load-config.js';
 import { ConfigError, describeError, UsageError } from '../errors.js';
 import { parseJobPayload } from '../jobs/payload.js';
 import { runJob } from '../jobs/run-job.js';
+import { LEARNING_LIMITS } from '../learnings/types.js';
+import { createRedisLearningsStore } from '../learnings/redis-store.js';
 import type { JobPayload, JobResult } from '../jobs/types.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
@@ -88,6 +90,7 @@ async function setUpAndRun(
     },
     logger: log,
     masker,
+    learnings: createRedisLearningsStore(redis, { maxPerRepository: LEARNING_LIMITS.maxPerRepository }),
   });
   const totals = tally.totals();
   if (Object.keys(totals).length > 0) {

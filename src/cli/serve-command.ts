@@ -13,6 +13,7 @@ import { createDispatcher } from '../jobs/handle-comment.js';
 import { createInProcessJobRunner, type InProcessJobRunner } from '../jobs/in-process-runner.js';
 import { runJob, type JobContext } from '../jobs/run-job.js';
 import type { JobRunner } from '../jobs/types.js';
+import { openLearningsStore } from '../learnings/index.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createMetrics, type Metrics } from '../metrics.js';
 import { buildPlatforms } from '../platforms/index.js';
@@ -76,12 +77,18 @@ async function createStandaloneRunner(
   const sandbox = await setUpToolSandbox(config.agent, deps.logger);
   const runner = buildRunner(config, env, deps.masker, deps.logger, { sandbox });
   await runner.preload();
+  // §20: one learnings store for the process (Redis of store.url, else <base_dir>/.learnings).
+  const learnings = await openLearningsStore({
+    ...(config.store.url ? { storeUrl: config.store.url } : {}),
+    baseDir: config.workspace.base_dir,
+  });
   const context: JobContext = {
     platforms,
     createRunner: () => runner,
     sandbox,
     config,
     store: createMemoryConversationStore(),
+    learnings,
     ...deps,
   };
   return createInProcessJobRunner({

@@ -3,6 +3,7 @@ import type { ToolSandbox } from '../agent/sandbox/types.js';
 import type { AgentEvent, AgentRunner, ConversationMessage } from '../agent/types.js';
 import type { RawConfig } from '../config/schema.js';
 import { ReviewbotError } from '../errors.js';
+import type { LearningsStore } from '../learnings/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { Platform, PlatformName } from '../platforms/types.js';
@@ -31,6 +32,11 @@ export interface JobContext {
   sandbox?: ToolSandbox;
   /** The job's progress report on the pull request (§18); `runJob` sets it. */
   progress?: JobProgress;
+  /**
+   * The process's learnings store (§20, `openLearningsStore`); default: one opened per job from
+   * `store.url` / `workspace.base_dir` and closed when the job ends.
+   */
+  learnings?: LearningsStore;
 }
 
 /**

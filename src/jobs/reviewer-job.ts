@@ -14,6 +14,7 @@ import {
   type JobContext,
 } from './job-context.js';
 import { progressTarget } from './progress.js';
+import { acquireLearningsStore } from './learning-job.js';
 import { replyTargetOf } from './reply-target.js';
 import { sessionKeyOf, type JobPayload } from './types.js';
 
@@ -43,6 +44,7 @@ export async function processReviewerComment(
   });
   const key = sessionKeyOf(payload);
   const previous = await ctx.store.load(key);
+  const learnings = await acquireLearningsStore(ctx);
   const review = await executeReview({
     platform,
     runner: ctx.createRunner('reviewer'),
@@ -62,7 +64,8 @@ export async function processReviewerComment(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     limits: await reviewLimitsOf(ctx.config),
     onReviewing: (pr) => ctx.progress?.start(progressTarget(pr)),
-  });
+    learnings: { store: learnings.store, allowedUsers: ctx.config.access.allowed_users },
+  }).finally(() => learnings.release());
   if (review.skipped) {
     ctx.logger.info(
       { headSha: review.commitSha },

@@ -4,9 +4,11 @@
  * short, secret-free reply on the pull request and a `failed` result. Never throws.
  */
 import { describeError } from '../errors.js';
+import { parseLearningCommand } from '../learnings/commands.js';
 import { neutraliseMarkers } from '../review/memory/markers.js';
 import type { SecretMasker } from '../secrets.js';
 import type { JobContext } from './job-context.js';
+import { processLearningCommand } from './learning-job.js';
 import { createJobProgress, failureReport, reviewReport, type JobProgress } from './progress.js';
 import { replyTargetOf } from './reply-target.js';
 import { processReviewerComment } from './reviewer-job.js';
@@ -77,7 +79,10 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
   const jobCtx: JobContext = { ...ctx, logger, ...(progress ? { progress } : {}) };
   logger.info({ eventType: comment.eventType, enqueuedAt: payload.enqueuedAt }, 'job started');
   try {
-    if (payload.botType === 'reviewer') {
+    // §20: a REVIEWER mention starting with learn/remember/forget is a command, not a review.
+    const command = payload.botType === 'reviewer' ? parseLearningCommand(payload.prompt) : undefined;
+    if (command) await processLearningCommand(payload, command, jobCtx);
+    else if (payload.botType === 'reviewer') {
       const outcome = await processReviewerComment(payload, jobCtx);
       await progress?.finish('neutral', reviewReport(outcome.review.result, outcome.posted?.posted.url));
     } else if (payload.botType === 'worker') {

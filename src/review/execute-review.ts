@@ -34,6 +34,7 @@ import {
   type ReviewTrigger,
 } from './memory/index.js';
 import type { ServerReviewSettings } from './repo-rules.js';
+import { loadReviewLearnings, type ReviewLearningsInput } from './learnings-step.js';
 import type { ExecuteReviewResult, IncrementalInfo } from './types.js';
 
 /** Phases reported while a review runs. */
@@ -86,6 +87,8 @@ export interface ExecuteReviewInput {
    * head), with the pull request whose head it reviews: where progress starts (§18). Must not throw.
    */
   onReviewing?: (pullRequest: PullRequestInfo) => void;
+  /** The repository's learnings (§20): dismissals read, learnings shown, dismissed findings dropped. */
+  learnings?: ReviewLearningsInput;
 }
 
 /** The result plus what posting and the session store need. */
@@ -189,9 +192,20 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       return skippedOutcome(pullRequest, loaded.memory.plan.info, started);
     }
     input.onReviewing?.(pullRequest);
-    const [workspace, { files, comments, botNames, memory }] = await Promise.all([
+    // §20: dismissals read from the bot's findings, then the repository's learnings.
+    const taughtLoading = loadReviewLearnings(
+      input.learnings,
+      (loaded ? Promise.resolve(loaded) : loading).then((l) => ({
+        platform,
+        pr: pullRequest,
+        findings: l.memory.state.findings,
+        logger,
+      })),
+    );
+    const [workspace, { files, comments, botNames, memory }, taught] = await Promise.all([
       cloneOrUpdate(),
       loaded ?? loading,
+      taughtLoading,
     ]);
     const how = inPlace ? 'reviewing in place' : workspace.action;
     phase('workspace', `${how} ${workspace.dir} at ${workspace.headSha.slice(0, 12)}`);
@@ -234,13 +248,15 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       skipped: wholeTriage.skipped,
     };
     // The whole prompt of a part, not only its diff, stays within review.max_diff_tokens.
+    const learned = taught.forPaths(triage.kept.map((f) => f.path));
+    const promptExtra = [memory.promptExtra, learned.promptSection].filter((p) => p !== '').join('\n\n');
     const plan = planParts(
       triage.kept,
       partLimitsFor(limits, {
         systemPrompt: buildReviewSystemPrompt(),
         pr: pullRequest,
         existingComments: comments,
-        userPrompt: [input.prompt ?? '', memory.promptExtra].filter((p) => p !== '').join('\n\n'),
+        userPrompt: [input.prompt ?? '', promptExtra].filter((p) => p !== '').join('\n\n'),
         history: input.history ?? [],
       }),
     );
@@ -275,7 +291,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       pr: pullRequest,
       existingComments: comments,
       userPrompt: input.prompt ?? '',
-      promptExtra: memory.promptExtra,
+      promptExtra,
       history: input.history ?? [],
       resumeSessionId: input.resumeSessionId,
       maxParallelRuns: limits.maxParallelRuns,
@@ -307,19 +323,26 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       started,
       onPhase: (message) => phase('filter', message),
       settle: async (kept, rejected, coverage) => {
+        const split = taught.dropDismissed(kept, fileDiffs);
         settled = await settleMemory({
           memory,
           pullRequest,
-          kept,
+          kept: split.kept,
           rejected,
           complete: coverage.complete,
           prFileDiffs: fileDiffs,
           workspaceDir: workspace.dir,
         });
+        if (split.notice) settled.extras.after.push(split.notice);
         return settled;
       },
     });
     result.incremental = memory.plan.info;
+    if (input.learnings) {
+      // Only what a model was actually given (no agent run: nothing applied).
+      result.learningsApplied = parts.results.length > 0 ? learned.applied : [];
+      result.dismissed = taught.dismissed();
+    }
     const messages = conversationAfter(input.history ?? [], parts, run);
     const addressed: EarlierFinding[] = settled?.addressed ?? [];
     return {

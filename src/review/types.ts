@@ -52,6 +52,10 @@ export interface ExecuteReviewResult {
   repeats?: Finding[];
   /** Coverage, tokens and cost of this review (§15). */
   receipt?: ReviewReceipt;
+  /** Ids of the repository's learnings given to the model (§20); present when learnings are on. */
+  learningsApplied?: string[];
+  /** Findings not posted because they match a dismissed one (§20, same shape as `rejected`). */
+  dismissed?: Finding[];
 }
 
 /** §13: how a review relates to the bot's previous review of the same pull request. */

@@ -42,7 +42,7 @@ export const REVIEW_THREADS_QUERY = `query ReviewbotThreads($owner: String!, $na
           path
           line
           diffSide
-          comments(first: 1) { nodes { body author { __typename login } } }
+          comments(first: 1) { nodes { databaseId body author { __typename login } } }
         }
       }
     }
@@ -66,7 +66,13 @@ interface ThreadsPage {
           path: string;
           line: number | null;
           diffSide: 'LEFT' | 'RIGHT';
-          comments: { nodes: Array<{ body: string; author: { __typename: string; login: string } | null }> };
+          comments: {
+            nodes: Array<{
+              databaseId?: number | null;
+              body: string;
+              author: { __typename: string; login: string } | null;
+            }>;
+          };
         } | null>;
       };
     } | null;
@@ -190,6 +196,7 @@ export function gitHubMemoryMethods(client: GitHubClient, call: GitHubCall): Mem
               outdated: node.isOutdated,
               authorUsername: loginOf(first.author),
               body: first.body,
+              ...(typeof first.databaseId === 'number' ? { commentId: String(first.databaseId) } : {}),
             });
           }
           if (!threads.pageInfo.hasNextPage || !threads.pageInfo.endCursor) return out;

@@ -18,6 +18,7 @@ import { scopedInstallationOptions, type TokenScope } from './scoped-token.js';
 import { toPlatformError } from './errors.js';
 import { gitHubMemoryMethods } from './memory-api.js';
 import { gitHubProgressMethods } from './progress.js';
+import { gitHubReactionMethods } from './reactions.js';
 import { createGitHubWebhookHandler, splitWebhookSecrets } from './webhook.js';
 import { renderGitHubSuggestion } from './suggestion.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
@@ -262,5 +263,6 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
 
     ...gitHubMemoryMethods(client, call),
     ...gitHubProgressMethods(client, call, settings.auth.kind === 'app'),
+    ...gitHubReactionMethods(client, call),
   };
 }

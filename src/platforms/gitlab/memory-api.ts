@@ -51,6 +51,7 @@ export function threadsOf(discussions: Discussion[]): ReviewThread[] {
       outdated: false,
       authorUsername: first.author.username,
       body: first.body,
+      commentId: String(first.id),
     });
   }
   return out;

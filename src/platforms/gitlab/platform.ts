@@ -10,6 +10,7 @@ import { toPullRequestFile } from './diffs.js';
 import { toPlatformError } from './errors.js';
 import { gitLabMemoryMethods } from './memory-api.js';
 import { gitLabProgressMethods } from './progress.js';
+import { gitLabReactionMethods } from './reactions.js';
 import { Discussion, GitLabUser, MergeRequest, MergeRequestDiff, Note, Project } from './schemas.js';
 import type { GitLabSettings } from './settings.js';
 import { submitGitLabReview } from './submit-review.js';
@@ -193,5 +194,6 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
 
     ...gitLabMemoryMethods(client, call),
     ...gitLabProgressMethods(client, call),
+    ...gitLabReactionMethods(client, call),
   };
 }

@@ -212,6 +212,25 @@ describe('fake GitHub: comments, replies and reactions', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('lists the reactions on a comment, seeded ones too (404 for an unknown comment)', async () => {
+    const inline = env.fake.reviewComments[0];
+    if (!inline) throw new Error('seed missing');
+    env.fake.addReaction({ subject: 'review_comment', commentId: inline.id, content: '-1', user: 'alice' });
+    const listed = await env.octokit.rest.reactions.listForPullRequestReviewComment({
+      ...repo,
+      comment_id: inline.id,
+    });
+    expect(listed.data.map((r) => [r.content, r.user?.login])).toEqual([
+      ['eyes', 'reviewbot-test'],
+      ['-1', 'alice'],
+    ]);
+    const missing = await statusOf(
+      env.octokit.rest.reactions.listForIssueComment({ ...repo, comment_id: 1 }),
+    );
+    expect(missing.status).toBe(404);
+    expect(env.fake.violations).toEqual([]);
+  });
+
   it('refuses a blank comment body with 422 and stores nothing', async () => {
     const before = env.fake.issueComments.length;
     const res = await statusOf(

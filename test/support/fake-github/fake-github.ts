@@ -151,6 +151,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     addIssueComment: (seed) => seeder.addIssueComment(seed),
     addReviewComment: (seed) => seeder.addReviewComment(seed),
     addReview: (seed) => seeder.addReview(seed),
+    addReaction(seed) {
+      state.reactions.push({ id: state.nextId(), ...seed, createdAt: state.now() });
+    },
     setLatency(ms, match) {
       if (ms <= 0 && !match) {
         latency.length = 0;

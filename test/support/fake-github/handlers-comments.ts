@@ -180,6 +180,20 @@ function reactionRoute(subject: ReactionRecord['subject']): Route {
   };
 }
 
+function listReactionsRoute(subject: ReactionRecord['subject']): Route {
+  return {
+    auth: 'user',
+    handle(ctx) {
+      const id = Number(ctx.params.comment_id);
+      const list = subject === 'issue_comment' ? ctx.state.issueComments : ctx.state.reviewComments;
+      if (!list.some((c) => c.id === id && inRepo(ctx, c.pull))) return notFound();
+      const all = ctx.state.reactions.filter((r) => r.subject === subject && r.commentId === id);
+      const page = paginate(all, ctx.url);
+      return { status: 200, body: page.items.map((r) => reactionJson(ctx.shape, r)), headers: page.headers };
+    },
+  };
+}
+
 /** Routes of this module by OpenAPI operation id. */
 export const commentRoutes: Record<string, Route> = {
   'issues/list-comments': listIssueComments,
@@ -190,4 +204,6 @@ export const commentRoutes: Record<string, Route> = {
   'pulls/create-reply-for-review-comment': createReply,
   'reactions/create-for-issue-comment': reactionRoute('issue_comment'),
   'reactions/create-for-pull-request-review-comment': reactionRoute('review_comment'),
+  'reactions/list-for-issue-comment': listReactionsRoute('issue_comment'),
+  'reactions/list-for-pull-request-review-comment': listReactionsRoute('review_comment'),
 };

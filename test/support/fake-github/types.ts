@@ -174,6 +174,13 @@ export interface FakeGitHub {
   /** Throws when the location is not in the diff. */
   addReviewComment(seed: SeedReviewComment): Promise<GitHubReviewComment>;
   addReview(seed: SeedReview): GitHubReview;
+  /** Stores a reaction by `user` (e.g. an allowed user's `-1` on a bot finding), as GitHub would. */
+  addReaction(seed: {
+    subject: 'issue_comment' | 'review_comment';
+    commentId: number;
+    content: '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
+    user: string;
+  }): void;
   /**
    * Delays answers by `ms` for requests whose `"METHOD /path"` matches `match` (all when omitted).
    * A later call with the same `match` replaces the earlier one; `setLatency(0)` clears all delays.

@@ -258,6 +258,16 @@ describe('fake GitLab', () => {
     expect(fake.awards).toHaveLength(1);
   });
 
+  it('lists the award emoji of a note, seeded ones too', async () => {
+    const { noteId } = fake.addNote({ project: PROJECT, iid: 1, author: 'alice', body: 'listed' });
+    fake.awardEmoji(noteId, 'thumbsdown', 'bob');
+    const res = await api(`projects/${ENCODED}/merge_requests/1/notes/${noteId}/award_emoji`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { name: string; user: { username: string } }[];
+    expect(body.map((a) => [a.name, a.user.username])).toEqual([['thumbsdown', 'bob']]);
+    expect((await api(`projects/${ENCODED}/merge_requests/1/notes/999999/award_emoji`)).status).toBe(404);
+  });
+
   it('serves the project over git HTTP to oauth2 + token only', async () => {
     const url = new URL(fake.gitUrl(PROJECT));
     url.username = 'oauth2';

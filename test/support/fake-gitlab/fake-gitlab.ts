@@ -160,6 +160,13 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
     setMergeRequestState(project, iid, next) {
       findMr(project, iid).state = next;
     },
+    awardEmoji(noteId, name, username) {
+      const discussion = state.discussions.find((d) => d.notes.some((n) => n.id === noteId));
+      const note = discussion?.notes.find((n) => n.id === noteId);
+      if (!discussion || !note) throw new Error(`fake GitLab: no note ${noteId}`);
+      const award = { id: state.nextId('award'), name, user: state.user(username), note, mr: discussion.mr };
+      state.awards.push({ ...award, createdAt: state.now() });
+    },
     addNote(seed) {
       const mr = findMr(seed.project, seed.iid);
       const author = state.user(seed.author);

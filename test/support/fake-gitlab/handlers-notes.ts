@@ -1,7 +1,7 @@
 /**
  * Notes, discussions and award emoji of merge requests: list discussions, create a note, create a
  * (diff) discussion — its position validated like GitLab does —, reply in a discussion, award an
- * emoji on a note.
+ * emoji on a note, list a note's award emoji.
  */
 import { currentVersion } from './diff.js';
 import { paginate } from './http-util.js';
@@ -151,6 +151,22 @@ export const noteRoutes: Route[] = [
       if (typeof body !== 'string') return body;
       const note = appendNote(ctx.state, discussion, ctx.user, body);
       return { status: 201, body: noteJson(ctx.shape, discussion, note) };
+    },
+  },
+  {
+    method: 'GET',
+    path: ['projects', ':id', 'merge_requests', ':iid', 'notes', ':note', 'award_emoji'],
+    handle(ctx) {
+      const mr = mergeRequestOf(ctx);
+      if ('status' in mr) return mr;
+      const note = ctx.state.discussions
+        .filter((d) => d.mr === mr)
+        .flatMap((d) => d.notes)
+        .find((n) => String(n.id) === ctx.params.note);
+      if (!note) return { status: 404, body: { message: '404 Note Not Found' } };
+      const all = ctx.state.awards.filter((a) => a.note === note).map((a) => awardJson(ctx.shape, a));
+      const page = paginate(all, ctx.url);
+      return { status: 200, body: page.items, headers: page.headers };
     },
   },
   {

@@ -163,6 +163,8 @@ export interface FakeGitLab {
   addMergeRequest(options: AddMergeRequestOptions): Promise<{ id: number; iid: number }>;
   setMergeRequestState(project: string, iid: number, state: 'opened' | 'closed' | 'merged' | 'locked'): void;
   addNote(seed: SeedNote): SeededNote;
+  /** Awards emoji `name` (e.g. `thumbsdown`) on note `noteId` as `username`, as GitLab would. */
+  awardEmoji(noteId: number, name: string, username: string): void;
   /** The `diff_refs` of the merge request's current version (syncs with git first). */
   diffRefs(project: string, iid: number): Promise<{ base_sha: string; start_sha: string; head_sha: string }>;
   /** A `Note Hook` payload for a stored note, as GitLab sends it. */

@@ -1,0 +1,131 @@
+/**
+ * The learning commands of a REVIEWER mention (CONTRACT §20): `learn <text>` / `remember <text>`
+ * stores a learning for the repository (in a bot finding's thread, with that finding's path as its
+ * glob), `forget <id>` removes one. The bot answers in the thread of the mention; no review, no
+ * model, no workspace. Authorization (`access.allowed_users`) happened before the job was queued.
+ */
+import {
+  LEARNING_LIMITS,
+  isLearningId,
+  openLearningsStore,
+  type LearningsStore,
+} from '../learnings/index.js';
+import type { LearningCommand } from '../learnings/commands.js';
+import type { Platform, ReviewComment } from '../platforms/types.js';
+import { earlierFindings } from '../review/memory/state.js';
+import { configuredBotUsernames, platformFor, type JobContext } from './job-context.js';
+import { replyTargetOf } from './reply-target.js';
+import type { JobPayload } from './types.js';
+
+/**
+ * The process's learnings store (`ctx.learnings`), or one opened for this job from `store.url` /
+ * `workspace.base_dir`; call `release` when done (closes only a store opened here; never throws).
+ */
+export async function acquireLearningsStore(
+  ctx: JobContext,
+): Promise<{ store: LearningsStore; release(): Promise<void> }> {
+  if (ctx.learnings) return { store: ctx.learnings, release: async () => undefined };
+  const store = await openLearningsStore({
+    ...(ctx.config.store.url ? { storeUrl: ctx.config.store.url } : {}),
+    baseDir: ctx.config.workspace.base_dir,
+  });
+  return { store, release: () => store.close().catch(() => undefined) };
+}
+
+/**
+ * The path of the bot finding whose thread `comment` was written in, or undefined when it was not
+ * written in a thread the bot started with a finding marker (§13). GitHub: the thread whose first
+ * comment is `discussionId` (or the comment itself); GitLab: the discussion `discussionId`.
+ */
+export async function findingPathOf(
+  platform: Platform,
+  comment: ReviewComment,
+  botUsernames: string[],
+): Promise<string | undefined> {
+  if (comment.commentType !== 'review_comment' || !platform.listReviewThreads) return undefined;
+  const top = comment.discussionId || comment.commentId;
+  const threads = await platform.listReviewThreads(comment.repoFullName, comment.prNumber);
+  const own = new Set([...(await platform.getBotUsernames()), ...botUsernames].map((n) => n.toLowerCase()));
+  const found = earlierFindings(threads, own).find(
+    (f) => f.thread.commentId === top || (comment.discussionId && f.thread.id === comment.discussionId),
+  );
+  return found?.thread.path;
+}
+
+/** `@<reviewer>` for the replies' examples. */
+function handleOf(ctx: JobContext): string {
+  return `@${ctx.config.reviewer.bot_username ?? 'reviewbot'}`;
+}
+
+async function learn(
+  text: string,
+  payload: JobPayload,
+  platform: Platform,
+  store: LearningsStore,
+  ctx: JobContext,
+): Promise<string> {
+  const { comment } = payload;
+  const me = handleOf(ctx);
+  if (text === '') return `Nothing to learn: write \`${me} learn <what reviews should know>\`.`;
+  if (text.length > LEARNING_LIMITS.maxTextChars) {
+    return `Nothing was stored: a learning is at most ${LEARNING_LIMITS.maxTextChars} characters (this one has ${text.length}).`;
+  }
+  const path = await findingPathOf(platform, comment, configuredBotUsernames(ctx.config));
+  const scope = { platform: comment.platform, repo: comment.repoFullName };
+  const result = await store.add(scope, {
+    text,
+    ...(path ? { path: path.slice(0, LEARNING_LIMITS.maxPathChars) } : {}),
+    author: comment.authorUsername,
+    source: 'command',
+  });
+  if (result.kind === 'full') {
+    return (
+      `Nothing was stored: this repository already holds ${result.limit} learnings, the limit. ` +
+      `Remove one with \`${me} forget <id>\` (list them with \`reviewbot learnings list ${comment.platform}:${comment.repoFullName}\`).`
+    );
+  }
+  const { id } = result.learning;
+  ctx.logger.info({ learningId: id, path }, 'learning stored');
+  const where = path ? ` for files matching \`${path}\`` : '';
+  return `Learned \`${id}\`${where}: later reviews of this repository take it into account. To undo: \`${me} forget ${id}\`.`;
+}
+
+async function forget(
+  id: string,
+  payload: JobPayload,
+  store: LearningsStore,
+  ctx: JobContext,
+): Promise<string> {
+  const { comment } = payload;
+  if (!isLearningId(id)) {
+    return `\`forget\` takes a learning id of 8 hex characters, e.g. \`${handleOf(ctx)} forget 0a1b2c3d\`.`;
+  }
+  const removed = await store.remove({ platform: comment.platform, repo: comment.repoFullName }, id);
+  ctx.logger.info({ learningId: id, removed }, 'forget command');
+  return removed ? `Forgot learning \`${id}\`.` : `There is no learning \`${id}\` in this repository.`;
+}
+
+/**
+ * Runs a learning command and answers in the mention's thread.
+ * @returns the reply's text.
+ * @throws the store's or the platform's error (`runJob` turns it into a failure reply).
+ */
+export async function processLearningCommand(
+  payload: JobPayload,
+  command: LearningCommand,
+  ctx: JobContext,
+): Promise<string> {
+  const { comment } = payload;
+  const platform = platformFor(ctx, comment.platform, {
+    repoFullName: comment.repoFullName,
+    botType: 'reviewer',
+  });
+  const { store, release } = await acquireLearningsStore(ctx);
+  const reply = await (
+    command.kind === 'learn'
+      ? learn(command.text, payload, platform, store, ctx)
+      : forget(command.id, payload, store, ctx)
+  ).finally(release);
+  await platform.postReply(replyTargetOf(comment), reply);
+  return reply;
+}

@@ -1,0 +1,157 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type RedisServer } from '../../test/support/redis-server.js';
+import { createFileLearningsStore, learningsFile, STALE_LOCK_MS } from './file-store.js';
+import { createRedisLearningsStore, learningsKey } from './redis-store.js';
+import { dismissalId, type LearningsStore } from './types.js';
+
+const scope = { platform: 'github', repo: 'acme/widgets' };
+const other = { platform: 'gitlab', repo: 'acme/widgets' };
+
+let redisServer: RedisServer;
+let baseDir: string;
+beforeAll(async () => {
+  redisServer = await startRedis({ persistent: true });
+  baseDir = await mkdtemp(path.join(tmpdir(), 'learnings-'));
+});
+afterAll(async () => {
+  await redisServer?.stop();
+  await rm(baseDir, { recursive: true, force: true });
+});
+
+/** Store factories under test; each call is a fresh "process" view of the same storage. */
+const kinds: [string, () => LearningsStore][] = [
+  [
+    'redis',
+    () =>
+      createRedisLearningsStore(new Redis(redisServer.url), { maxPerRepository: 3, ownsConnection: true }),
+  ],
+  ['file', () => createFileLearningsStore({ baseDir, maxPerRepository: 3 })],
+];
+
+describe.each(kinds)('%s learnings store', (_kind, open) => {
+  it('adds, lists newest first, keeps repositories and platforms apart, removes', async () => {
+    const store = open();
+    const a = await store.add(scope, {
+      text: 'we use tabs',
+      author: 'alice',
+      source: 'command',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const b = await store.add(scope, {
+      text: 'no semicolons',
+      path: 'src/**',
+      author: 'bob',
+      source: 'command',
+      createdAt: '2026-02-01T00:00:00.000Z',
+    });
+    expect(a.kind).toBe('added');
+    expect(b.kind).toBe('added');
+    const list = await store.list(scope);
+    expect(list.map((l) => l.text)).toEqual(['no semicolons', 'we use tabs']);
+    expect(list[0]).toMatchObject({ path: 'src/**', author: 'bob', source: 'command' });
+    expect(list[0]!.id).toMatch(/^[0-9a-f]{8}$/);
+    expect(await store.list(other)).toEqual([]);
+    if (a.kind !== 'added') throw new Error('unreachable');
+    expect(await store.remove(scope, a.learning.id)).toBe(true);
+    expect(await store.remove(scope, a.learning.id)).toBe(false);
+    expect((await store.list(scope)).map((l) => l.text)).toEqual(['no semicolons']);
+    await store.close();
+  });
+
+  it('stores a dismissal once and refuses beyond the cap', async () => {
+    const store = open();
+    const s = { platform: 'github', repo: `acme/cap-${_kind}` };
+    const id = dismissalId('a.ts', 'fp1');
+    const dismissal = {
+      id,
+      text: 'x',
+      path: 'a.ts',
+      fingerprint: 'fp1',
+      author: 'alice',
+      source: 'dismissal' as const,
+    };
+    expect((await store.add(s, dismissal)).kind).toBe('added');
+    expect((await store.add(s, dismissal)).kind).toBe('exists');
+    await store.add(s, { text: 'two', author: 'a', source: 'command' });
+    await store.add(s, { text: 'three', author: 'a', source: 'command' });
+    expect(await store.add(s, { text: 'four', author: 'a', source: 'command' })).toEqual({
+      kind: 'full',
+      limit: 3,
+    });
+    expect(await store.list(s)).toHaveLength(3);
+    await store.close();
+  });
+
+  it('keeps every learning of concurrent writers (up to the cap)', async () => {
+    const writers = Array.from({ length: 6 }, () => open());
+    const s = { platform: 'gitlab', repo: `g/sub/concurrent-${_kind}` };
+    const results = await Promise.all(
+      writers.map((store, i) => store.add(s, { text: `t${i}`, author: 'a', source: 'command' })),
+    );
+    expect(results.filter((r) => r.kind === 'added')).toHaveLength(3);
+    expect(results.filter((r) => r.kind === 'full')).toHaveLength(3);
+    expect(await writers[0]!.list(s)).toHaveLength(3);
+    await Promise.all(writers.map((w) => w.close()));
+  });
+});
+
+describe('learnings survive a restart', () => {
+  it('redis: the hash has no TTL and outlives a server restart', async () => {
+    const store = createRedisLearningsStore(new Redis(redisServer.url), {
+      maxPerRepository: 10,
+      ownsConnection: true,
+    });
+    const s = { platform: 'github', repo: 'acme/restart' };
+    await store.add(s, { text: 'persist me', author: 'a', source: 'command' });
+    const probe = new Redis(redisServer.url);
+    expect(await probe.ttl(learningsKey(s))).toBe(-1);
+    probe.disconnect();
+    await store.close();
+    await redisServer.restart();
+    const again = createRedisLearningsStore(new Redis(redisServer.url), {
+      maxPerRepository: 10,
+      ownsConnection: true,
+    });
+    expect((await again.list(s)).map((l) => l.text)).toEqual(['persist me']);
+    await again.close();
+  });
+
+  it('file: a process killed while writing never leaves a half-written file; a stale lock is taken over', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'learnings-kill-'));
+    const s = { platform: 'github', repo: 'acme/kill' };
+    const store = createFileLearningsStore({ baseDir: dir, maxPerRepository: 10_000 });
+    await store.add(s, { text: 'before', author: 'a', source: 'command' });
+    // A child process adds learnings in a loop and is SIGKILLed mid-way.
+    const script = `
+      import { createFileLearningsStore } from ${JSON.stringify(path.resolve('dist/src/learnings/file-store.js'))};
+      const store = createFileLearningsStore({ baseDir: ${JSON.stringify(dir)}, maxPerRepository: 10000 });
+      process.send?.('ready');
+      for (let i = 0; ; i++) await store.add(${JSON.stringify(s)}, { text: 'x'.repeat(900) + i, author: 'k', source: 'command' });
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    await new Promise((resolve) => child.once('message', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const text = await readFile(learningsFile(dir, s), 'utf8');
+    const parsed = JSON.parse(text) as { learnings: unknown[] };
+    expect(parsed.learnings.length).toBeGreaterThan(1);
+    // The killed writer may have left its lock directory behind: once it is older than the stale
+    // limit, the next change takes it over instead of waiting forever.
+    const lockDir = `${learningsFile(dir, s)}.lock`;
+    const old = new Date(Date.now() - 2 * STALE_LOCK_MS);
+    await mkdir(lockDir).catch(() => undefined);
+    await utimes(lockDir, old, old);
+    expect((await store.add(s, { text: 'after', author: 'a', source: 'command' })).kind).toBe('added');
+    const reopened = createFileLearningsStore({ baseDir: dir, maxPerRepository: 10_000 });
+    expect((await reopened.list(s)).some((l) => l.text === 'before')).toBe(true);
+    await rm(dir, { recursive: true, force: true });
+  });
+});

@@ -30,7 +30,7 @@ import { commandMessage, reviewOutputs, writeOutputs, writeSummary } from './out
 
 /** README section a fork's failure points to. */
 export const FORK_HELP =
-  'see "Fork pull requests" in the reviewbot README: let a maintainer start the review with a comment (an issue_comment workflow); never use pull_request_target with a checkout of the head';
+  'see "Fork pull requests" in the reviewbot docs (docs/ci.md): let a maintainer start the review with a comment (an issue_comment workflow); never use pull_request_target with a checkout of the head';
 
 /** A problem of the Action's set-up, reported as one `::error::` line (exit 2). */
 class SetupError extends ReviewbotError {

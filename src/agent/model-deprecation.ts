@@ -110,7 +110,7 @@ export function deprecationWarning(d: ModelDeprecation): string {
     : 'is marked deprecated (no end-of-life date published)';
   return (
     `model ${d.model} is deprecated and ${when} (per ${d.source}); reviews still run until the ` +
-    `provider switches it off: set agent.model (AGENT_MODEL) to a current model (README, "LLM providers")`
+    `provider switches it off: set agent.model (AGENT_MODEL) to a current model (docs/configuration.md, "LLM providers")`
   );
 }
 

@@ -213,8 +213,8 @@ describe('the Action entry point on Gitea Actions, reviewing through the fake Gi
   });
 });
 
-describe("the README's Gitea/Forgejo workflow", () => {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+describe("docs/gitea.md's Gitea/Forgejo workflow", () => {
+  const readme = readFileSync(path.join(ROOT, 'docs', 'gitea.md'), 'utf8');
   const block = /```yaml\n(# \.gitea\/workflows\/reviewbot\.yml[^\n]*\n[\s\S]*?)```/.exec(readme);
   const schema = JSON.parse(
     readFileSync(path.join(ROOT, 'test', 'fixtures', 'github-action', 'github-workflow.schema.json'), 'utf8'),

@@ -1,5 +1,5 @@
 /**
- * The copy-paste CI files of the README ("Use in CI", "Review before you push"): every GitHub
+ * The copy-paste CI files of docs/ci.md ("Use in CI", "Review before you push"): every GitHub
  * workflow is valid by SchemaStore's workflow schema and asks for the permissions the Action
  * documents, none uses `pull_request_target`, and the GitLab include is valid YAML naming the template.
  */
@@ -11,9 +11,9 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const readme = readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
 
-/** The README's fenced YAML blocks whose first line is `# <file name>...`. */
+/** The CI page's fenced YAML blocks whose first line is `# <file name>...`. */
 function yamlBlocks(prefix: string): Array<{ name: string; text: string }> {
   const blocks: Array<{ name: string; text: string }> = [];
   for (const match of readme.matchAll(/```yaml\n(# (\S+)[^\n]*\n[\s\S]*?)```/g)) {
@@ -28,12 +28,12 @@ const schema = JSON.parse(
 ) as object;
 const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
 
-describe('README CI files', () => {
+describe('docs/ci.md CI files', () => {
   it('shows the Action, the fork-safe comment workflow and the SARIF upload', () => {
     expect(workflows.map((w) => w.name)).toEqual([
-      '.github/workflows/reviewbot-sarif.yml',
       '.github/workflows/reviewbot.yml',
       '.github/workflows/reviewbot-comment.yml',
+      '.github/workflows/reviewbot-sarif.yml',
     ]);
   });
 

@@ -34,7 +34,7 @@ export function toPlatformError(error: unknown, what: string): Error {
     status === 404
       ? ' (not found, or the token cannot see it)'
       : status === 403
-        ? ' (forbidden: see the README for the token scopes each bot needs)'
+        ? ' (forbidden: see docs/gitea.md for the token scopes each bot needs)'
         : '';
   return new PlatformError(`Gitea API error while trying to ${what}: ${status} ${message}${hint}`, {
     status,

@@ -54,7 +54,7 @@ export interface FakeState {
 /** Creates an empty state. */
 export function createState(resolveEndpoint: boolean): FakeState {
   const counters = { user: 0, repo: 0, pull: 0, review: 0, comment: 0 };
-  let clock = Date.parse('2026-01-01T00:00:00Z');
+  let clock = 0;
   const state: FakeState = {
     users: new Map(),
     repos: [],
@@ -79,7 +79,9 @@ export function createState(resolveEndpoint: boolean): FakeState {
     nextCommentId: () => ++counters.comment,
     nextId: (kind) => ++counters[kind],
     now() {
-      clock += 1000;
+      // Real time (what Gitea stamps), kept strictly increasing: the bot's memory ignores a review
+      // marker dated after its comment (issue 27), so a fixed clock in the past would hide them all.
+      clock = Math.max(clock + 1000, Date.now());
       return new Date(clock).toISOString().replace(/\.\d{3}Z$/, 'Z');
     },
   };

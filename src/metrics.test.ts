@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from './metrics.js';
+import { createMetrics, SOURCE_TIMEOUT_MS } from './metrics.js';
 
 describe('metrics of review receipts (§15)', () => {
   it('counts tokens by kind, cost, skipped files by reason, files not reviewed and capped reviews', async () => {
@@ -71,5 +71,23 @@ describe('metrics with a totals source (cluster mode)', () => {
     metrics.agentTokens('reviewer', { inputTokens: 5, outputTokens: 0 });
     const later = await metrics.registry.metrics();
     expect(later).toContain('reviewbot_agent_tokens_total{bot_type="reviewer",direction="input"} 1015');
+  });
+
+  it('answers a scrape within SOURCE_TIMEOUT_MS when the source hangs (the store is down: its client waits)', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.agentTokens('reviewer', { inputTokens: 10, outputTokens: 1 });
+    let calls = 0;
+    metrics.addTotalsSource(() => {
+      calls += 1;
+      return new Promise(() => undefined);
+    });
+    const started = Date.now();
+    const text = await metrics.registry.metrics();
+    expect(Date.now() - started).toBeLessThan(SOURCE_TIMEOUT_MS + 1000);
+    expect(text).toContain('reviewbot_agent_tokens_total{bot_type="reviewer",direction="input"} 10');
+    // A read still pending is not repeated by the next scrape (no pile of waiting store reads).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await metrics.registry.metrics();
+    expect(calls).toBe(1);
   });
 });

@@ -25,14 +25,17 @@ export interface Metrics {
    * Cluster mode: from now on the token and cost counters (`reviewbot_review_tokens_total`,
    * `reviewbot_review_cost_usd_total`, `reviewbot_reviews_unpriced_total`,
    * `reviewbot_agent_tokens_total`) export this process's own amounts plus `source()`'s totals (the
-   * Job pods', read from the store), fetched at scrape time at most once a second. A failing
-   * `source` keeps its last answer.
+   * Job pods', read from the store), fetched at scrape time at most once a second, one read at a
+   * time. A failing `source`, or one that has not answered within `SOURCE_TIMEOUT_MS`, keeps its
+   * last answer.
    */
   addTotalsSource(source: () => Promise<UsageTotals>): void;
 }
 
 /** Shortest time between two reads of an external totals source, ms. */
 const SOURCE_MIN_INTERVAL_MS = 1000;
+/** Longest a scrape waits for the external totals source, ms (then it keeps the last answer). */
+export const SOURCE_TIMEOUT_MS = 2000;
 
 /** Creates a fresh registry with the default process metrics and reviewbot's own. */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -104,6 +107,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   let source: (() => Promise<UsageTotals>) | undefined;
   let external: UsageTotals = {};
   let refreshing: { at: number; done: Promise<void> } | undefined;
+  /** The source read in flight: one at a time, however long it takes. */
+  let pending: Promise<void> | undefined;
   /** Sets the four usage counters to this process's tally plus the source's totals. */
   const apply = (): void => {
     const local = tally.totals();
@@ -123,15 +128,31 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     const now = Date.now();
     if (!refreshing || now - refreshing.at >= SOURCE_MIN_INTERVAL_MS) {
       const read = source;
+      if (!pending) {
+        const current: Promise<void> = read()
+          .then(
+            (totals) => {
+              if (source === read) external = totals;
+            },
+            () => undefined,
+          )
+          .finally(() => {
+            if (pending === current) pending = undefined;
+          });
+        pending = current;
+      }
+      // A store that does not answer (its client waits through an outage) never holds a scrape.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, SOURCE_TIMEOUT_MS);
+        timer.unref();
+      });
       refreshing = {
         at: now,
-        done: read().then(
-          (totals) => {
-            external = totals;
-            apply();
-          },
-          () => apply(),
-        ),
+        done: Promise.race([pending, timeout]).then(() => {
+          clearTimeout(timer);
+          apply();
+        }),
       };
     }
     return refreshing.done;
@@ -144,6 +165,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     addTotalsSource: (next) => {
       source = next;
       refreshing = undefined;
+      pending = undefined;
     },
     reviewReceipt: (receipt) => {
       tally.reviewReceipt(receipt);

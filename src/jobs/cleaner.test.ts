@@ -98,6 +98,9 @@ describe('platformCanHold', () => {
     ['github', 'group/sub/project', false],
     ['gitlab', 'acme/widgets', true],
     ['gitlab', 'group/sub/project', true],
+    ['gitea', 'acme/widgets', true],
+    // Gitea names are owner/repo: the client would ask about `group/sub` for `group/sub/project`.
+    ['gitea', 'group/sub/project', false],
   ] as const)('%s holds %s: %s', (name, repo, expected) => {
     expect(platformCanHold(name, repo)).toBe(expected);
   });

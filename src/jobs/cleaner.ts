@@ -70,12 +70,12 @@ const NOT_SEARCHED = new Set(['.deps', '.git']);
 const MAX_DEPTH = 24;
 
 /**
- * Whether platform `name` can hold a repository at `repoFullName`: GitHub names are exactly
- * `owner/repo`; GitLab project paths have two or more segments (groups nest).
+ * Whether platform `name` can hold a repository at `repoFullName`: GitHub and Gitea names are
+ * exactly `owner/repo`; GitLab project paths have two or more segments (groups nest).
  */
 export function platformCanHold(name: PlatformName, repoFullName: string): boolean {
   const segments = repoFullName.split('/').length;
-  return name === 'github' ? segments === 2 : segments >= 2;
+  return name === 'gitlab' ? segments >= 2 : segments === 2;
 }
 
 /**

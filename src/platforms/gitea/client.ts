@@ -5,6 +5,7 @@
  * file paths are URL-encoded segment by segment.
  */
 import { z } from 'zod';
+import { PlatformError } from '../../errors.js';
 import { createGiteaHttp, type GiteaHttp, type GiteaHttpOptions } from './http.js';
 import {
   ChangedFile,
@@ -41,9 +42,17 @@ export function repoPath(fullName: string): string {
   return `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
 }
 
-/** A repository file path encoded per segment (slashes kept). */
+/**
+ * A repository file path encoded per segment (slashes kept). An empty, `.` or `..` segment is
+ * refused (PlatformError): the URL parser would resolve it (`%2e%2e` too), turning the request into
+ * another API call with the bot's token, e.g. a file of another repository.
+ */
 function filePath(path: string): string {
-  return path.split('/').map(encodeURIComponent).join('/');
+  const segments = path.split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..')) {
+    throw new PlatformError(`not a repository file path: ${JSON.stringify(path.slice(0, 200))}`);
+  }
+  return segments.map(encodeURIComponent).join('/');
 }
 
 /** Creates the client for one instance and token (no request is sent). */

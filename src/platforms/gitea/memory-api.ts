@@ -34,27 +34,46 @@ function notFound(error: unknown): boolean {
   return error instanceof GiteaHttpError && error.status === 404;
 }
 
-/** The hunks (from the first `@@`) of `before` → `after`, or undefined when there are none. */
-export function hunksBetween(path: string, before: string, after: string): string | undefined {
-  const patch = formatPatch(structuredPatch(path, path, before, after, '', '', { context: 3 }));
+/**
+ * Longest one file's diff may compute, ms. jsdiff is O(N·D) and runs on the event loop: a pushed
+ * commit that rewrites a 10,000-line file costs about 40 s without a bound.
+ */
+export const FILE_DIFF_TIMEOUT_MS = 250;
+
+/**
+ * The hunks (from the first `@@`) of `before` → `after`; undefined when there are none, null when
+ * computing them would take longer than `timeoutMs` (the caller then gives up the comparison).
+ */
+export function hunksBetween(
+  path: string,
+  before: string,
+  after: string,
+  timeoutMs = FILE_DIFF_TIMEOUT_MS,
+): string | undefined | null {
+  const structured = structuredPatch(path, path, before, after, '', '', { context: 3, timeout: timeoutMs });
+  if (!structured) return null;
+  const patch = formatPatch(structured);
   const first = patch.indexOf('\n@@');
   if (first < 0) return undefined;
   return patch.slice(first + 1).replace(/\n+$/, '');
 }
 
-/** One compared file from its text at both commits (null = absent there). */
+/**
+ * One compared file from its text at both commits (null = absent there); undefined when unchanged,
+ * null when its diff is too costly to compute (`hunksBetween`).
+ */
 function comparedFile(
   path: string,
   before: string | null,
   after: string | null,
-): PullRequestFile | undefined {
+): PullRequestFile | undefined | null {
   if (before === after) return undefined;
   const status = before === null ? 'added' : after === null ? 'removed' : 'modified';
   const file: PullRequestFile = { path, status, additions: 0, deletions: 0 };
   const binary = (before ?? '').includes('\0') || (after ?? '').includes('\0');
   if (binary) return file;
   const patch = hunksBetween(path, before ?? '', after ?? '');
-  if (patch === undefined) return undefined;
+  if (patch === undefined || patch === null) return patch;
   file.patch = patch;
   for (const line of patch.split('\n')) {
     if (line.startsWith('+')) file.additions++;
@@ -114,6 +133,8 @@ export function giteaMemoryMethods(
         const files: PullRequestFile[] = [];
         for (const path of paths) {
           const file = comparedFile(path, await read(repo, path, base), await read(repo, path, head));
+          // A diff too costly to compute here: the comparison is cut short (a full review).
+          if (file === null) return { status, files: [], truncated: true };
           if (file) files.push(file);
         }
         return { status, files } satisfies CommitComparison;

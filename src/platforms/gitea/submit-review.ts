@@ -11,7 +11,7 @@
  * body under "Comments that could not be placed on the diff". Gitea has no multi-line comments: a
  * range is anchored at its last line, and says so.
  */
-import { codeSpan } from '../../diff/markdown.js';
+import { codeSpan, neutraliseMarkers, withoutOwnMarker } from '../../diff/markdown.js';
 import { FileLines } from '../../diff/positions.js';
 import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import type { CreatePullReviewComment, GiteaClient } from './client.js';
@@ -34,13 +34,30 @@ function rangeText(c: InlineComment): string {
 
 function unplacedSection(unplaced: Unplaced[]): string {
   const items = unplaced.map(({ comment: c, reason }) => {
-    const body = c.body
+    // The comment's own finding marker means nothing in the body (and would show once neutralised).
+    const body = withoutOwnMarker(c.body)
       .trim()
       .replace(/\r\n/g, '\n')
       .replace(/\n(?=.)/g, '\n  ');
     return `- ${codeSpan(`${c.path}:${rangeText(c)}`)} (${c.side}; ${reason}): ${body}`;
   });
-  return `### ${UNPLACED_HEADING}\n\n${items.join('\n\n')}`;
+  // Paths and bodies are untrusted text: none of it may plant a marker (CONTRACT §13).
+  return neutraliseMarkers(`### ${UNPLACED_HEADING}\n\n${items.join('\n\n')}`);
+}
+
+/** Hidden lines (HTML comments) that end a review body, with the blank line before them. */
+const TRAILING_HIDDEN = /\n\n(<!--[^\n]*-->(?:\n<!--[^\n]*-->)*)$/;
+
+/**
+ * The review's body: `body`, then the unplaced comments, with the body's trailing hidden lines kept
+ * last (review memory reads its marker only there, CONTRACT §13).
+ */
+function reviewBodyText(body: string, unplaced: Unplaced[]): string {
+  const trimmed = body.trim();
+  const hidden = TRAILING_HIDDEN.exec(trimmed);
+  const main = hidden ? trimmed.slice(0, hidden.index) : trimmed;
+  const sections = [main, unplaced.length > 0 ? unplacedSection(unplaced) : '', hidden?.[1] ?? ''];
+  return sections.filter((s) => s !== '').join('\n\n');
 }
 
 /**
@@ -99,8 +116,7 @@ export async function submitGiteaReview(
     if ('error' in position) unplaced.push({ comment, reason: position.error });
     else comments.push(position);
   }
-  const sections = [review.body.trim(), unplaced.length > 0 ? unplacedSection(unplaced) : ''];
-  let body = sections.filter((s) => s !== '').join('\n\n');
+  let body = reviewBodyText(review.body, unplaced);
   // Gitea refuses a COMMENT review with neither body nor comments (422).
   if (body === '' && comments.length === 0) body = '_No comments._';
   const posted = await call(`submit a review on ${ref}`, () =>

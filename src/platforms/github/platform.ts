@@ -14,7 +14,12 @@ import type {
 } from '../types.js';
 import { createGitHubClient, type GitHubClient } from './client.js';
 import type { GitHubSettings } from './credentials.js';
-import { scopedInstallationOptions, type TokenScope } from './scoped-token.js';
+import {
+  OPTIONAL_PERMISSIONS,
+  scopedInstallationOptions,
+  withoutOptionalPermissions,
+  type TokenScope,
+} from './scoped-token.js';
 import { toPlatformError } from './errors.js';
 import { gitHubMemoryMethods } from './memory-api.js';
 import { gitHubProgressMethods } from './progress.js';
@@ -51,8 +56,26 @@ type InstallationAuth = (options: ReturnType<typeof scopedInstallationOptions>) 
 /** Creates the GitHub platform for `settings`. Methods throw `AuthError`/`PlatformError` (see `toPlatformError`). */
 export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
   const { settings, scope } = options;
+  // A 422 means the installation lacks a permission we asked for: ask again without the optional
+  // ones (the check run, §18) rather than fail every job of an App installed without Checks.
+  let optionalDenied = false;
   const mintScoped = scope
-    ? async () => ((await scope.appAuth(scopedInstallationOptions(scope))) as { token: string }).token
+    ? async () => {
+        const wanted = scopedInstallationOptions(scope);
+        if (!optionalDenied) {
+          try {
+            return ((await scope.appAuth(wanted)) as { token: string }).token;
+          } catch (error) {
+            if ((error as { status?: number }).status !== 422) throw error;
+            optionalDenied = true;
+            options.logger.warn(
+              { optional: OPTIONAL_PERMISSIONS },
+              'the GitHub App installation does not grant Checks: read & write; jobs run without the reviewbot check run',
+            );
+          }
+        }
+        return ((await scope.appAuth(withoutOptionalPermissions(wanted))) as { token: string }).token;
+      }
     : undefined;
   const client: GitHubClient = createGitHubClient({
     ...options,

@@ -19,6 +19,24 @@ export const BOT_PERMISSIONS: Record<GitHubBotType, Record<string, 'read' | 'wri
   worker: { contents: 'write', pull_requests: 'write', issues: 'write', checks: 'write' },
 };
 
+/**
+ * Permissions a job can do without: `checks` only draws the `reviewbot` check run (§18), and an App
+ * installed before reviewbot asked for it has not been granted it. GitHub refuses (422) a token
+ * request that asks for a permission the installation lacks, so such a request is retried without
+ * these and the job runs with no check run (logged once).
+ */
+export const OPTIONAL_PERMISSIONS: readonly string[] = ['checks'];
+
+/** `options` without the optional permissions (see `OPTIONAL_PERMISSIONS`). */
+export function withoutOptionalPermissions<T extends { permissions: Record<string, 'read' | 'write'> }>(
+  options: T,
+): T {
+  const permissions = Object.fromEntries(
+    Object.entries(options.permissions).filter(([name]) => !OPTIONAL_PERMISSIONS.includes(name)),
+  );
+  return { ...options, permissions };
+}
+
 /** What a job's token is restricted to. */
 export interface TokenScope {
   /** `owner/repo`; the token covers this repository only. */

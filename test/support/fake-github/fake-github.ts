@@ -59,6 +59,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     shape,
     app: auth.app?.identity,
     appOwner: options.app?.owner ?? 'reviewbot-org',
+    ...(options.app?.installationPermissions
+      ? { installationPermissions: options.app.installationPermissions }
+      : {}),
     pullFacts: (pull, commit) => git.pullFacts(pull, commit),
     hasCommit: (pull, sha) => git.hasCommit(pull, sha),
     pullDiff: (pull) => git.pullDiff(pull),

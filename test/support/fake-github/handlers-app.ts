@@ -22,6 +22,15 @@ const getApp: Route = {
   },
 };
 
+/** What an installation grants unless a test says otherwise. */
+const DEFAULT_INSTALLATION_PERMISSIONS: Record<string, string> = {
+  contents: 'write',
+  issues: 'write',
+  pull_requests: 'write',
+  checks: 'write',
+  metadata: 'read',
+};
+
 const createInstallationToken: Route = {
   auth: 'app',
   handle(ctx) {
@@ -29,6 +38,22 @@ const createInstallationToken: Route = {
     // GitHub restricts the token to the requested repositories and permissions (a subset of the
     // installation's); the fake keeps them on the token and enforces contents:write on git pushes.
     const body = (ctx.body ?? {}) as { repositories?: string[]; permissions?: Record<string, string> };
+    const granted = ctx.installationPermissions ?? DEFAULT_INSTALLATION_PERMISSIONS;
+    const rank = { read: 1, write: 2 } as Record<string, number>;
+    const denied = Object.entries(body.permissions ?? {}).filter(
+      ([name, level]) => (rank[granted[name] ?? ''] ?? 0) < (rank[level] ?? 3),
+    );
+    if (denied.length > 0) {
+      return {
+        status: 422,
+        body: {
+          message: 'The permissions requested are not granted to this installation.',
+          documentation_url:
+            'https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app',
+          status: '422',
+        },
+      };
+    }
     const { token, expiresAt } = ctx.mintToken({
       ...(body.repositories ? { repositories: body.repositories } : {}),
       ...(body.permissions ? { permissions: body.permissions } : {}),

@@ -20,6 +20,8 @@ export interface FakeServices {
   shape: ShapeContext;
   app: AppIdentity | undefined;
   appOwner: string;
+  /** What the App's installation was granted (`FakeAppOptions.installationPermissions`). */
+  installationPermissions?: Record<string, string>;
   /** SHAs, files and commit count of a pull request now; `commit` pins the head (a review's `commit_id`). */
   pullFacts(pull: PullRecord, commit?: string): Promise<PullFacts>;
   /** True when `sha` names a commit in the pull request's repository. */

@@ -22,6 +22,11 @@ export interface FakeAppOptions {
   publicKeyPem?: string;
   /** Login of the App's owner (`GET /app`). Default `reviewbot-org`. */
   owner?: string;
+  /**
+   * Permissions the installation was granted; a token request asking for more is answered 422, as
+   * GitHub does. Default: contents, issues, pull requests and checks write.
+   */
+  installationPermissions?: Record<string, 'read' | 'write'>;
 }
 
 /** Options of `startFakeGitHub`. */

@@ -1,5 +1,11 @@
 /** The fake Gitea's in-memory state: users, repositories, pull requests and what was posted. */
-import type { StoredCodeComment, StoredComment, StoredReaction, StoredReview } from './types.js';
+import type {
+  StoredCodeComment,
+  StoredComment,
+  StoredReaction,
+  StoredReview,
+  StoredStatus,
+} from './types.js';
 
 /** A user (`User`). */
 export interface UserRecord {
@@ -40,21 +46,22 @@ export interface FakeState {
   reviews: StoredReview[];
   codeComments: StoredCodeComment[];
   reactions: StoredReaction[];
+  statuses: StoredStatus[];
   resolveEndpoint: boolean;
   user(login: string): UserRecord;
   findRepo(owner: string, name: string): RepoRecord | undefined;
   findPull(repo: RepoRecord, index: number): PullRecord | undefined;
   /** Ids shared by conversation and code comments (one comment table in Gitea). */
   nextCommentId(): number;
-  nextId(kind: 'user' | 'repo' | 'pull' | 'review'): number;
-  /** A strictly increasing timestamp (RFC 3339, second precision plus a counter in ms). */
+  nextId(kind: 'user' | 'repo' | 'pull' | 'review' | 'status'): number;
+  /** A strictly increasing timestamp (RFC 3339, second precision): now, or a second after the last. */
   now(): string;
 }
 
 /** Creates an empty state. */
 export function createState(resolveEndpoint: boolean): FakeState {
-  const counters = { user: 0, repo: 0, pull: 0, review: 0, comment: 0 };
-  let clock = Date.parse('2026-01-01T00:00:00Z');
+  const counters = { user: 0, repo: 0, pull: 0, review: 0, status: 0, comment: 0 };
+  let clock = 0;
   const state: FakeState = {
     users: new Map(),
     repos: [],
@@ -63,6 +70,7 @@ export function createState(resolveEndpoint: boolean): FakeState {
     reviews: [],
     codeComments: [],
     reactions: [],
+    statuses: [],
     resolveEndpoint,
     user(login) {
       const key = login.toLowerCase();
@@ -79,7 +87,9 @@ export function createState(resolveEndpoint: boolean): FakeState {
     nextCommentId: () => ++counters.comment,
     nextId: (kind) => ++counters[kind],
     now() {
-      clock += 1000;
+      // The real time (Gitea stamps with its own clock; review markers dated after it are not
+      // believed), at least a second after the previous stamp so order survives second precision.
+      clock = Math.max(clock + 1000, Math.floor(Date.now() / 1000) * 1000);
       return new Date(clock).toISOString().replace(/\.\d{3}Z$/, 'Z');
     },
   };

@@ -27,6 +27,14 @@ export interface CreatePullReviewComment {
   old_position: number;
 }
 
+/** `CreateStatusOption`: a commit status (`CommitStatusState`; reviewbot uses three of them). */
+export interface CreateStatusOption {
+  state: 'pending' | 'success' | 'failure';
+  context: string;
+  description: string;
+  target_url?: string;
+}
+
 /** `CreatePullReviewOptions` (event `COMMENT`: Gitea's default would leave the review pending). */
 export interface CreatePullReviewOptions {
   body: string;
@@ -111,6 +119,15 @@ export function createGiteaClient(options: GiteaHttpOptions) {
           })
         ).body,
       ),
+    /** `GET /repos/{owner}/{repo}/pulls/{index}/commits`, every page, without verification or files. */
+    repoGetPullRequestCommits: async (repo: string, index: number) =>
+      z
+        .array(Commit)
+        .parse(await http.getAll(`${pulls(repo, index)}/commits`, { verification: false, files: false })),
+    /** `POST /repos/{owner}/{repo}/statuses/{sha}` (201). */
+    repoCreateStatus: async (repo: string, sha: string, options: CreateStatusOption) => {
+      await http.request('POST', `${repoPath(repo)}/statuses/${encodeURIComponent(sha)}`, { body: options });
+    },
     /**
      * `POST /repos/{owner}/{repo}/pulls/{index}/comments/{id}/resolve` (Gitea 1.26+; older servers
      * answer 404).

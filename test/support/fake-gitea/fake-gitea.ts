@@ -215,6 +215,7 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
     reviews: state.reviews,
     codeComments: state.codeComments,
     reactions: state.reactions,
+    statuses: state.statuses,
     writeRequests: () => requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD'),
     addRepo,
     addPullRequest(o) {

@@ -131,6 +131,21 @@ export interface ReviewThread {
   authorUsername: string;
   /** Body of the thread's first comment (holds the bot's finding marker, §13). */
   body: string;
+  /**
+   * Id of the thread's first comment (GitHub review comment id, GitLab note id), for reading its
+   * reactions (§20 dismissals); absent when the platform did not report it.
+   */
+  commentId?: string;
+}
+
+/**
+ * One reaction on a comment (CONTRACT §20), named in GitHub's vocabulary whatever the platform:
+ * `+1`, `-1`, `eyes`, … (GitLab's `thumbsdown` is `-1`, `thumbsup` is `+1`; Gitea uses GitHub's).
+ */
+export interface CommentReaction {
+  content: string;
+  /** Login of the user who reacted. */
+  username: string;
 }
 
 /** How a job ended, as its progress report shows it (CONTRACT §18). */
@@ -231,6 +246,13 @@ export interface Platform {
    * with `resolved=true`). Callers resolve only threads the bot started (§13).
    */
   resolveThread?(repoFullName: string, prNumber: number, threadId: string): Promise<void>;
+  /**
+   * Optional (CONTRACT §20): every reaction on comment `target` (all pages), e.g. to find the
+   * thumbs-down that dismisses a bot finding. GitHub: `GET /repos/{o}/{r}/pulls/comments/{id}/reactions`
+   * (review comments) or `.../issues/comments/{id}/reactions`; GitLab: `GET /projects/:id/merge_requests/
+   * :iid/notes/:note_id/award_emoji`; Gitea: `GET /repos/{o}/{r}/issues/comments/{id}/reactions`.
+   */
+  listReactions?(target: CommentTarget): Promise<CommentReaction[]>;
   /** Set with `startProgress`: how long a report's texts may be. */
   readonly progressLimits?: ProgressLimits;
   /**

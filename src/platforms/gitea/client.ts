@@ -14,6 +14,7 @@ import {
   PullRequest,
   PullReview,
   PullReviewComment,
+  Reaction,
   User,
 } from './schemas.js';
 
@@ -93,6 +94,15 @@ export function createGiteaClient(options: GiteaHttpOptions) {
     issuePostCommentReaction: async (repo: string, id: string, content: string) => {
       await http.request('POST', `${repoPath(repo)}/issues/comments/${id}/reactions`, { body: { content } });
     },
+    /**
+     * `GET /repos/{owner}/{repo}/issues/comments/{id}/reactions`: every reaction on a conversation or
+     * code comment (one comment table in Gitea; not paginated).
+     */
+    issueGetCommentReactions: async (repo: string, id: string) =>
+      z
+        .array(Reaction)
+        .nullable()
+        .parse((await http.request('GET', `${repoPath(repo)}/issues/comments/${id}/reactions`)).body) ?? [],
     /** `POST /repos/{owner}/{repo}/issues/{index}/reactions`. */
     issuePostIssueReaction: async (repo: string, index: number, content: string) => {
       await http.request('POST', `${repoPath(repo)}/issues/${index}/reactions`, { body: { content } });

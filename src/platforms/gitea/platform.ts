@@ -12,6 +12,7 @@ import { splitUnifiedDiff, toPullRequestFiles } from './diffs.js';
 import { toPlatformError } from './errors.js';
 import { giteaMemoryMethods } from './memory-api.js';
 import { giteaProgressMethods } from './progress.js';
+import { giteaReactionMethods } from './reactions.js';
 import { replyInConversation } from './reply.js';
 import type { PullRequest } from './schemas.js';
 import type { GiteaSettings } from './settings.js';
@@ -188,5 +189,6 @@ export function createGiteaPlatform(options: GiteaPlatformOptions): Platform {
 
     ...giteaMemoryMethods(client, call, botUsernames),
     ...giteaProgressMethods(client, call),
+    ...giteaReactionMethods(client, call),
   };
 }

@@ -147,6 +147,25 @@ describe('reviewbot review on Gitea', () => {
     expect(gitea.violations).toEqual([]);
   });
 
+  it('a REVIEWER without write access to the code still reviews; Gitea refuses only its status', async () => {
+    gitea.setCodeWrite(false);
+    try {
+      llm.setScript([{ text: JSON.stringify({ summary: 'Read-only account review.', comments: [] }) }]);
+      const statuses = gitea.statuses.length;
+      const result = await runCli(['review', `${REPO}#7`, '--platform', 'gitea'], env);
+      expect(result.code).toBe(0);
+      expect(
+        gitea.reviews.some((r) => r.body.includes('Read-only account review.')) ||
+          gitea.comments.some((c) => c.body.includes('Read-only account review.')),
+      ).toBe(true);
+      expect(gitea.statuses.length).toBe(statuses);
+      expect(result.stderr).toMatch(/could not start the progress report/);
+      expect(result.stderr).not.toContain(GITEA_TOKEN);
+    } finally {
+      gitea.setCodeWrite(true);
+    }
+  });
+
   it('drops findings the bot already posted (it knows itself from GET /user) and prints --json', async () => {
     llm.setScript(reviewScript(scenario));
     const result = await runCli(['review', `${REPO}#7`, '--platform', 'gitea', '--dry-run', '--json'], env);

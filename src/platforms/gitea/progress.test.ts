@@ -60,6 +60,21 @@ describe('Gitea platform: progress and commits', () => {
     expect(kit.fake.violations).toEqual([]);
   });
 
+  it('throws PlatformError 403 when the account may not write to the code (a read-only REVIEWER)', async () => {
+    kit.fake.setCodeWrite(false);
+    try {
+      const target = { repoFullName: REPO, prNumber: INDEX, headSha: kit.scenario.headSha };
+      const error: unknown = await kit.platform().startProgress!(target, { description: 'x' }).catch(
+        (e) => e,
+      );
+      expect(error).toBeInstanceOf(PlatformError);
+      expect((error as PlatformError).status).toBe(403);
+    } finally {
+      kit.fake.setCodeWrite(true);
+    }
+    expect(kit.fake.violations).toEqual([]);
+  });
+
   it('lists every commit of the pull request, across pages', async () => {
     const platform = kit.platform();
     expect(await platform.listCommitShas!(REPO, INDEX)).toEqual([kit.scenario.headSha]);

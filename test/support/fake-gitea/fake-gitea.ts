@@ -278,6 +278,9 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
     async headSha(repo, index) {
       return (await pullShas(findPull(repo, index))).head;
     },
+    setCodeWrite(enabled) {
+      state.codeWrite = enabled;
+    },
     setResolveEndpoint(enabled) {
       state.resolveEndpoint = enabled;
     },

@@ -1,7 +1,8 @@
 /**
  * The fake Gitea's commit operations, as Gitea 1.22 answers them:
  * - `repoCreateStatus` (`POST /repos/{owner}/{repo}/statuses/{sha}`, `routers/api/v1/repo/status.go`
- *   `NewCommitStatus`): the commit must exist (`GetCommit` fails: 500), `state` is a
+ *   `NewCommitStatus`): only an account with write access to the code may post one
+ *   (`reqRepoWriter(unit.TypeCode)`: 403 otherwise); the commit must exist (`GetCommit` fails: 500), `state` is a
  *   `CommitStatusState` (`pending`, `success`, `error`, `failure`, `warning`; the column is
  *   `VARCHAR(7)`, so anything else is a violation and 500 here); every status is kept (201);
  * - `repoGetPullRequestCommits` (`GET .../pulls/{index}/commits`): the commits from the merge base
@@ -26,6 +27,9 @@ export const commitHandlers: Record<string, Handler> = {
   async repoCreateStatus(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return notFound(ctx);
+    if (!ctx.state.codeWrite) {
+      return { status: 403, body: errorBody(ctx, 'user should have a permission to write to a repo') };
+    }
     const sha = ctx.params.sha ?? '';
     const state = text(ctx.body, 'state');
     if (!COMMIT_STATUS_STATES.includes(state)) {

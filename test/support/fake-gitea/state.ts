@@ -48,6 +48,8 @@ export interface FakeState {
   reactions: StoredReaction[];
   statuses: StoredStatus[];
   resolveEndpoint: boolean;
+  /** The bot's account may write to the code (commit statuses need it); default true. */
+  codeWrite: boolean;
   user(login: string): UserRecord;
   findRepo(owner: string, name: string): RepoRecord | undefined;
   findPull(repo: RepoRecord, index: number): PullRecord | undefined;
@@ -72,6 +74,7 @@ export function createState(resolveEndpoint: boolean): FakeState {
     reactions: [],
     statuses: [],
     resolveEndpoint,
+    codeWrite: true,
     user(login) {
       const key = login.toLowerCase();
       let found = state.users.get(key);

@@ -157,6 +157,11 @@ export interface FakeGitea {
   addCodeComment(seed: SeedCodeComment): StoredCodeComment;
   /** Head SHA of the pull request now (its head branch). */
   headSha(repo: string, index: number): Promise<string>;
+  /**
+   * Gives the bot's account write access to the code or takes it away (default: write). Without it
+   * Gitea refuses a commit status with 403 (`reqRepoWriter(unit.TypeCode)`).
+   */
+  setCodeWrite(enabled: boolean): void;
   /** Turns the resolve endpoint on or off. */
   setResolveEndpoint(enabled: boolean): void;
   /** Answers the next request matching `method` (`*` = any) and `path` with `status` and `body`. */

@@ -2,12 +2,13 @@
  * `parsePrRef()` (seed "CLI request flow", CONTRACT §2): `owner/repo#N` (GitLab: any
  * `group/subgroup/project#N`) or a pull/merge request URL. Pure; no network. Repository names are
  * checked against the platform's own naming rules (`platforms/github/names.ts`,
- * `platforms/gitlab/names.ts`: no `.`/`..` segments, no `.git` suffix, no characters outside the
- * platform's set), and N against 1..2^31-1, the same rules the webhook edge applies.
+ * `platforms/gitlab/names.ts`, `platforms/gitea/names.ts`: no `.`/`..` segments, no `.git` suffix,
+ * no characters outside the platform's set), and N against 1..2^31-1, the same rules the webhook
+ * edge applies.
  */
 import { UsageError } from '../errors.js';
 import { isPrNumber } from '../platforms/git-names.js';
-import { isGiteaFullName } from '../platforms/gitea/repo-names.js';
+import { isGiteaFullName } from '../platforms/gitea/names.js';
 import { isGitHubFullName } from '../platforms/github/names.js';
 import { isGitLabProjectPath } from '../platforms/gitlab/names.js';
 import type { PlatformName } from '../platforms/types.js';

@@ -246,6 +246,13 @@ export interface Platform {
    * with `resolved=true`). Callers resolve only threads the bot started (§13).
    */
   resolveThread?(repoFullName: string, prNumber: number, threadId: string): Promise<void>;
+  /**
+   * Optional (CONTRACT §20): every reaction on comment `target` (all pages), e.g. to find the
+   * thumbs-down that dismisses a bot finding. GitHub: `GET /repos/{o}/{r}/pulls/comments/{id}/reactions`
+   * (review comments) or `.../issues/comments/{id}/reactions`; GitLab: `GET /projects/:id/merge_requests/
+   * :iid/notes/:note_id/award_emoji`; Gitea: `GET /repos/{o}/{r}/issues/comments/{id}/reactions`.
+   */
+  listReactions?(target: CommentTarget): Promise<CommentReaction[]>;
   /** Set with `startProgress`: how long a report's texts may be. */
   readonly progressLimits?: ProgressLimits;
   /**

@@ -105,6 +105,65 @@ describe('reviewbot review on Gitea', () => {
     expect(review.body).toMatch(/Additional notes \(not in diff\)[\s\S]*Unrelated: this file lacks tests\./);
     expect(review.body).toMatch(/<!-- reviewbot:review head=[0-9a-f]{40} /);
     expect(result.stdout).toContain(`Posted as a review: ${url}#issuecomment-${review.id}`);
+    // Progress (CONTRACT §18): a `reviewbot` commit status on the head, pending → success.
+    expect(gitea.statuses).toEqual([
+      expect.objectContaining({
+        sha: scenario.headSha,
+        state: 'pending',
+        context: 'reviewbot',
+        description: 'reviewbot is reviewing this pull request',
+        targetUrl: url,
+        creator: BOT,
+      }),
+      expect.objectContaining({
+        sha: scenario.headSha,
+        state: 'success',
+        context: 'reviewbot',
+        description: expect.stringMatching(/^Reviewed: 3 findings · /),
+        targetUrl: `${url}#issuecomment-${review.id}`,
+      }),
+    ]);
+  });
+
+  it('posts nothing but its failed status when the model provider fails', async () => {
+    llm.setScript([
+      {
+        error: {
+          status: 400,
+          body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long' } },
+        },
+      },
+    ]);
+    const before = gitea.writeRequests().length;
+    const result = await runCli(['review', `${REPO}#7`, '--platform', 'gitea'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/LLM provider anthropic returned 400.*prompt is too long/);
+    const writes = gitea.writeRequests().slice(before);
+    expect(writes.map((r) => r.operationId)).toEqual(['repoCreateStatus', 'repoCreateStatus']);
+    expect(writes.map((r) => (r.body as { state: string }).state)).toEqual(['pending', 'failure']);
+    expect((writes[1]!.body as { description: string }).description).toMatch(
+      /^The review failed: .*prompt is too long/,
+    );
+    expect(gitea.violations).toEqual([]);
+  });
+
+  it('a REVIEWER without write access to the code still reviews; Gitea refuses only its status', async () => {
+    gitea.setCodeWrite(false);
+    try {
+      llm.setScript([{ text: JSON.stringify({ summary: 'Read-only account review.', comments: [] }) }]);
+      const statuses = gitea.statuses.length;
+      const result = await runCli(['review', `${REPO}#7`, '--platform', 'gitea'], env);
+      expect(result.code).toBe(0);
+      expect(
+        gitea.reviews.some((r) => r.body.includes('Read-only account review.')) ||
+          gitea.comments.some((c) => c.body.includes('Read-only account review.')),
+      ).toBe(true);
+      expect(gitea.statuses.length).toBe(statuses);
+      expect(result.stderr).toMatch(/could not start the progress report/);
+      expect(result.stderr).not.toContain(GITEA_TOKEN);
+    } finally {
+      gitea.setCodeWrite(true);
+    }
   });
 
   it('drops findings the bot already posted (it knows itself from GET /user) and prints --json', async () => {

@@ -133,6 +133,26 @@ describe('reviewbot serve on Gitea/Forgejo', () => {
     expect(inline.map((c) => c.path)).toEqual(
       expect.arrayContaining([SCENARIO_PATHS.modified, SCENARIO_PATHS.added]),
     );
+    // Progress (CONTRACT §18): the head's `reviewbot` commit status went pending, then success
+    // linking the posted review.
+    const reviewUrl = `${gitea.url}/${REPO}/pulls/7#issuecomment-${review.id}`;
+    await waitFor(() => gitea.statuses.find((s) => s.state === 'success'), 20_000, 'success status');
+    expect(gitea.statuses).toEqual([
+      expect.objectContaining({
+        sha: scenario.headSha,
+        context: 'reviewbot',
+        state: 'pending',
+        description: 'reviewbot is reviewing this pull request',
+        targetUrl: `${gitea.url}/${REPO}/pulls/7`,
+      }),
+      expect.objectContaining({
+        sha: scenario.headSha,
+        context: 'reviewbot',
+        state: 'success',
+        description: expect.stringMatching(/^Reviewed: \d+ findings? · /),
+        targetUrl: reviewUrl,
+      }),
+    ]);
     expect(gitea.violations).toEqual([]);
   });
 

@@ -15,6 +15,7 @@ import {
   PullRequest,
   PullReview,
   PullReviewComment,
+  Reaction,
   User,
 } from './schemas.js';
 
@@ -26,6 +27,14 @@ export interface CreatePullReviewComment {
   new_position: number;
   /** Old-file line (removed line), or 0. */
   old_position: number;
+}
+
+/** `CreateStatusOption`: a commit status (`CommitStatusState`; reviewbot uses three of them). */
+export interface CreateStatusOption {
+  state: 'pending' | 'success' | 'failure';
+  context: string;
+  description: string;
+  target_url?: string;
 }
 
 /** `CreatePullReviewOptions` (event `COMMENT`: Gitea's default would leave the review pending). */
@@ -94,6 +103,15 @@ export function createGiteaClient(options: GiteaHttpOptions) {
     issuePostCommentReaction: async (repo: string, id: string, content: string) => {
       await http.request('POST', `${repoPath(repo)}/issues/comments/${id}/reactions`, { body: { content } });
     },
+    /**
+     * `GET /repos/{owner}/{repo}/issues/comments/{id}/reactions`: every reaction on a conversation or
+     * code comment (one comment table in Gitea; not paginated).
+     */
+    issueGetCommentReactions: async (repo: string, id: string) =>
+      z
+        .array(Reaction)
+        .nullable()
+        .parse((await http.request('GET', `${repoPath(repo)}/issues/comments/${id}/reactions`)).body) ?? [],
     /** `POST /repos/{owner}/{repo}/issues/{index}/reactions`. */
     issuePostIssueReaction: async (repo: string, index: number, content: string) => {
       await http.request('POST', `${repoPath(repo)}/issues/${index}/reactions`, { body: { content } });
@@ -120,6 +138,15 @@ export function createGiteaClient(options: GiteaHttpOptions) {
           })
         ).body,
       ),
+    /** `GET /repos/{owner}/{repo}/pulls/{index}/commits`, every page, without verification or files. */
+    repoGetPullRequestCommits: async (repo: string, index: number) =>
+      z
+        .array(Commit)
+        .parse(await http.getAll(`${pulls(repo, index)}/commits`, { verification: false, files: false })),
+    /** `POST /repos/{owner}/{repo}/statuses/{sha}` (201). */
+    repoCreateStatus: async (repo: string, sha: string, options: CreateStatusOption) => {
+      await http.request('POST', `${repoPath(repo)}/statuses/${encodeURIComponent(sha)}`, { body: options });
+    },
     /**
      * `POST /repos/{owner}/{repo}/pulls/{index}/comments/{id}/resolve` (Gitea 1.26+; older servers
      * answer 404).

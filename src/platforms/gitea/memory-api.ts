@@ -5,6 +5,8 @@
  *   base to head with the files each touched; Gitea's API returns no patch between two commits, so
  *   each file's hunks are made here from its text at both commits (`diff`, 3 lines of context, as
  *   `git diff`);
+ * - the pull request's commits: `GET /repos/{owner}/{repo}/pulls/{index}/commits`, every page (Gitea
+ *   lists them all, unlike GitHub's 250);
  * - threads: the conversations of every submitted review (`threads.ts`);
  * - resolution: `POST /repos/{owner}/{repo}/pulls/{index}/comments/{id}/resolve` (Gitea 1.26+). An
  *   older server (Forgejo included) answers 404, and 403 when the bot's account may not mark
@@ -21,7 +23,10 @@ import type { GiteaCall } from './submit-review.js';
 import { ADDRESSED_MARKER, listCodeComments, threadsOf } from './threads.js';
 
 type MemoryMethods = Required<
-  Pick<Platform, 'getFileContent' | 'compareCommits' | 'listReviewThreads' | 'resolveThread'>
+  Pick<
+    Platform,
+    'getFileContent' | 'compareCommits' | 'listCommitShas' | 'listReviewThreads' | 'resolveThread'
+  >
 >;
 
 /** Files compared at most (each costs two reads); more = `truncated`, so a full review. */
@@ -139,6 +144,13 @@ export function giteaMemoryMethods(
         }
         return { status, files } satisfies CommitComparison;
       });
+    },
+
+    async listCommitShas(repo, index) {
+      const commits = await call(`list the commits of ${repo}#${index}`, () =>
+        client.repoGetPullRequestCommits(repo, index),
+      );
+      return commits.map((c) => c.sha);
     },
 
     async listReviewThreads(repo, index) {

@@ -178,6 +178,7 @@ describe('Gitea platform: writes', () => {
         outdated: false,
         authorUsername: BOT,
         body: 'finding',
+        commentId: String(first?.id),
       },
     ]);
     expect(kit.fake.violations).toEqual([]);

@@ -11,6 +11,8 @@ import { createGiteaClient, type GiteaClient } from './client.js';
 import { splitUnifiedDiff, toPullRequestFiles } from './diffs.js';
 import { toPlatformError } from './errors.js';
 import { giteaMemoryMethods } from './memory-api.js';
+import { giteaProgressMethods } from './progress.js';
+import { giteaReactionMethods } from './reactions.js';
 import { replyInConversation } from './reply.js';
 import type { PullRequest } from './schemas.js';
 import type { GiteaSettings } from './settings.js';
@@ -186,5 +188,7 @@ export function createGiteaPlatform(options: GiteaPlatformOptions): Platform {
     },
 
     ...giteaMemoryMethods(client, call, botUsernames),
+    ...giteaProgressMethods(client, call),
+    ...giteaReactionMethods(client, call),
   };
 }

@@ -94,3 +94,6 @@ export const Commit = z.object({
 
 /** `Compare`. */
 export const Compare = z.object({ total_commits: z.number().nullish(), commits: z.array(Commit).nullish() });
+
+/** `Reaction` (`GET .../issues/comments/{id}/reactions`). */
+export const Reaction = z.object({ content: z.string(), user: User.nullish() });

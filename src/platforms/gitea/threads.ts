@@ -79,6 +79,7 @@ export function threadsOf(comments: PullReviewComment[], botLogins: string[]): R
       outdated: false,
       authorUsername: first.user?.login ?? '',
       body: first.body,
+      commentId: String(first.id),
     };
   });
 }

@@ -215,6 +215,7 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
     reviews: state.reviews,
     codeComments: state.codeComments,
     reactions: state.reactions,
+    statuses: state.statuses,
     writeRequests: () => requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD'),
     addRepo,
     addPullRequest(o) {
@@ -276,6 +277,9 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
     },
     async headSha(repo, index) {
       return (await pullShas(findPull(repo, index))).head;
+    },
+    setCodeWrite(enabled) {
+      state.codeWrite = enabled;
     },
     setResolveEndpoint(enabled) {
       state.resolveEndpoint = enabled;

@@ -1,6 +1,7 @@
 /**
  * The fake Gitea's repository-level operations: reactions (Gitea's default `[ui] REACTIONS` only,
- * 403 otherwise; 200 for a repeat, 201 for a new one), raw files at a ref, the compare API, and
+ * 403 otherwise; 200 for a repeat, 201 for a new one; a comment's list, unpaged, 404 for a comment
+ * of another repository), raw files at a ref, the compare API, and
  * resolving a conversation (Gitea 1.26+, served only when enabled: 404 otherwise, as older servers).
  */
 import { gitOutput } from '../fake-github/diff.js';
@@ -27,6 +28,24 @@ export const repoHandlers: Record<string, Handler> = {
       ctx.state.codeComments.some((c) => c.id === id && c.repo === repo?.fullName);
     if (!repo || !onComment) return notFound(ctx);
     return react(ctx, { repo: repo.fullName, commentId: id });
+  },
+
+  async issueGetCommentReactions(ctx) {
+    const repo = repoOf(ctx);
+    const id = Number(ctx.params.id);
+    const onComment =
+      ctx.state.comments.some((c) => c.id === id && c.repo === repo?.fullName) ||
+      ctx.state.codeComments.some((c) => c.id === id && c.repo === repo?.fullName);
+    if (!repo || !onComment) return notFound(ctx);
+    const reactions = ctx.state.reactions.filter((r) => r.repo === repo.fullName && r.commentId === id);
+    return {
+      status: 200,
+      body: reactions.map((r) => ({
+        user: userJson(ctx.shape, ctx.state.user(r.user)),
+        content: r.content,
+        created_at: '2026-01-01T00:00:00Z',
+      })),
+    };
   },
 
   async issuePostIssueReaction(ctx) {

@@ -1,5 +1,11 @@
 /** The fake Gitea's in-memory state: users, repositories, pull requests and what was posted. */
-import type { StoredCodeComment, StoredComment, StoredReaction, StoredReview } from './types.js';
+import type {
+  StoredCodeComment,
+  StoredComment,
+  StoredReaction,
+  StoredReview,
+  StoredStatus,
+} from './types.js';
 
 /** A user (`User`). */
 export interface UserRecord {
@@ -40,20 +46,23 @@ export interface FakeState {
   reviews: StoredReview[];
   codeComments: StoredCodeComment[];
   reactions: StoredReaction[];
+  statuses: StoredStatus[];
   resolveEndpoint: boolean;
+  /** The bot's account may write to the code (commit statuses need it); default true. */
+  codeWrite: boolean;
   user(login: string): UserRecord;
   findRepo(owner: string, name: string): RepoRecord | undefined;
   findPull(repo: RepoRecord, index: number): PullRecord | undefined;
   /** Ids shared by conversation and code comments (one comment table in Gitea). */
   nextCommentId(): number;
-  nextId(kind: 'user' | 'repo' | 'pull' | 'review'): number;
-  /** A strictly increasing timestamp (RFC 3339, second precision plus a counter in ms). */
+  nextId(kind: 'user' | 'repo' | 'pull' | 'review' | 'status'): number;
+  /** A strictly increasing timestamp (RFC 3339, second precision): now, or a second after the last. */
   now(): string;
 }
 
 /** Creates an empty state. */
 export function createState(resolveEndpoint: boolean): FakeState {
-  const counters = { user: 0, repo: 0, pull: 0, review: 0, comment: 0 };
+  const counters = { user: 0, repo: 0, pull: 0, review: 0, status: 0, comment: 0 };
   let clock = 0;
   const state: FakeState = {
     users: new Map(),
@@ -63,7 +72,9 @@ export function createState(resolveEndpoint: boolean): FakeState {
     reviews: [],
     codeComments: [],
     reactions: [],
+    statuses: [],
     resolveEndpoint,
+    codeWrite: true,
     user(login) {
       const key = login.toLowerCase();
       let found = state.users.get(key);
@@ -79,9 +90,9 @@ export function createState(resolveEndpoint: boolean): FakeState {
     nextCommentId: () => ++counters.comment,
     nextId: (kind) => ++counters[kind],
     now() {
-      // Real time (what Gitea stamps), kept strictly increasing: the bot's memory ignores a review
-      // marker dated after its comment (issue 27), so a fixed clock in the past would hide them all.
-      clock = Math.max(clock + 1000, Date.now());
+      // The real time (Gitea stamps with its own clock; review markers dated after it are not
+      // believed), at least a second after the previous stamp so order survives second precision.
+      clock = Math.max(clock + 1000, Math.floor(Date.now() / 1000) * 1000);
       return new Date(clock).toISOString().replace(/\.\d{3}Z$/, 'Z');
     },
   };

@@ -119,6 +119,19 @@ export interface StoredReaction {
   content: string;
 }
 
+/** A stored commit status (`CommitStatus`); Gitea keeps every one, the newest per context shows. */
+export interface StoredStatus {
+  id: number;
+  repo: string;
+  sha: string;
+  state: string;
+  context: string;
+  description: string;
+  targetUrl: string;
+  creator: string;
+  createdAt: string;
+}
+
 /** The running fake. */
 export interface FakeGitea {
   /** Instance URL (`GITEA_URL`); the API is at `<url>/api/v1`. */
@@ -132,6 +145,8 @@ export interface FakeGitea {
   readonly reviews: StoredReview[];
   readonly codeComments: StoredCodeComment[];
   readonly reactions: StoredReaction[];
+  /** Commit statuses in the order they were created. */
+  readonly statuses: StoredStatus[];
   /** Requests other than GET/HEAD. */
   writeRequests(): RecordedRequest[];
   addRepo(fullName: string, bareRepoPath: string): void;
@@ -142,6 +157,11 @@ export interface FakeGitea {
   addCodeComment(seed: SeedCodeComment): StoredCodeComment;
   /** Head SHA of the pull request now (its head branch). */
   headSha(repo: string, index: number): Promise<string>;
+  /**
+   * Gives the bot's account write access to the code or takes it away (default: write). Without it
+   * Gitea refuses a commit status with 403 (`reqRepoWriter(unit.TypeCode)`).
+   */
+  setCodeWrite(enabled: boolean): void;
   /** Turns the resolve endpoint on or off. */
   setResolveEndpoint(enabled: boolean): void;
   /** Answers the next request matching `method` (`*` = any) and `path` with `status` and `body`. */

@@ -108,6 +108,7 @@ function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | 
     ['CODEHOST_API_URL', pick('CODEHOST_API_URL', 'GITHUB_API_URL')],
     ['GITLAB_URL', pick('GITLAB_URL')],
     ['GITEA_URL', pick('GITEA_URL')],
+    ['BITBUCKET_API_URL', pick('BITBUCKET_API_URL')],
     ['REVIEWER_BOT_USERNAME', config.reviewer.bot_username],
     ['WORKER_BOT_USERNAME', config.worker.bot_username],
     ['LOG_LEVEL', pick('LOG_LEVEL')],
@@ -135,6 +136,7 @@ const URL_SETTINGS = new Set([
   'CODEHOST_API_URL',
   'GITLAB_URL',
   'GITEA_URL',
+  'BITBUCKET_API_URL',
 ]);
 
 /** The container `env` of a job, and the settings withheld from it because they hold a secret. */

@@ -17,6 +17,7 @@ import { bitbucketProgress } from './progress.js';
 import { Account, Comment, Commit, DiffStat, PullRequest, Repository } from './schemas.js';
 import type { BitbucketSettings } from './settings.js';
 import { submitBitbucketReview } from './submit-review.js';
+import { createBitbucketWebhookHandler } from './webhook.js';
 
 /** Options of `createBitbucketPlatform`. */
 export interface BitbucketPlatformOptions {
@@ -48,7 +49,8 @@ async function cloneUrlOf(client: BitbucketClient, repo: string): Promise<string
 }
 
 /**
- * Creates the Bitbucket Cloud platform. Methods throw `AuthError` (401) or `PlatformError`.
+ * Creates the Bitbucket Cloud platform. Methods throw `AuthError` (401) or `PlatformError`;
+ * `webhook` is set only when `BITBUCKET_WEBHOOK_SECRET` is.
  */
 export function createBitbucketPlatform(options: BitbucketPlatformOptions): Platform {
   const { settings } = options;
@@ -64,6 +66,10 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
   );
   const login = async () => loginOf(await me());
   const ref = (repo: string, id: number) => `${repo}#${id}`;
+  const secrets = (settings.webhookSecret ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
   /** The full SHA of `hash` (Bitbucket abbreviates to 12 characters). */
   async function fullSha(repo: string, hash: string): Promise<string> {
@@ -82,6 +88,7 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
 
   return {
     name: 'bitbucket',
+    ...(secrets.length > 0 ? { webhook: createBitbucketWebhookHandler(secrets) } : {}),
 
     async getPullRequest(repo, id): Promise<PullRequestInfo> {
       const pr = await call(`fetch pull request ${ref(repo, id)}`, async () =>

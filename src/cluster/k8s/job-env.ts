@@ -153,7 +153,8 @@ export interface JobEnv {
  * Builds the Job container's `env`: `REVIEWBOT_JOB_PAYLOAD` (the payload's JSON, made to fit by
  * `fitPayload`), then `STORE_URL`, `STORE_KEY_TTL_SECONDS`, `WORKSPACE_BASE_DIR=/workspace`,
  * `AGENT_PROVIDER`, `AGENT_MODEL`, `AGENT_BASE_URL`, `AGENT_MAX_TURNS`, `ANTHROPIC_BASE_URL`,
- * `OPENAI_BASE_URL`, `CODEHOST_API_URL` (or the server's `GITHUB_API_URL`), `GITLAB_URL`, `GITEA_URL`, the bot
+ * `OPENAI_BASE_URL`, `CODEHOST_API_URL` (or the server's `GITHUB_API_URL`), `GITLAB_URL`, `GITEA_URL`,
+ * `BITBUCKET_API_URL`, the bot
  * usernames, `LOG_LEVEL`, the `REVIEW_*` settings and `AGENT_SANDBOX`/`AGENT_SANDBOX_NETWORK`, each
  * only when set; every value `$`-escaped (`escapeEnvValue`). A URL
  * with a password is never copied; its name is listed in `withheld`.

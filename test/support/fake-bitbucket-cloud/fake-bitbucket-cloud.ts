@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createGitHttpHandler } from '../git-http-server.js';
 import { handle, type Answer, type PullState, type World } from './handlers.js';
-import { matchOperation, validateRequest } from './openapi.js';
+import { matchOperation, validateRequest, validateResponse } from './openapi.js';
 import type {
   FakeBitbucketCloud,
   FakeBitbucketOptions,
@@ -103,6 +103,7 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
       return answer(error(400, problems.join('; ')));
     }
     const result = await handle(world, op.template, method, op.params, url, record.body, violation);
+    for (const p of validateResponse(op, result.status, result.body)) violation(`fake answer: ${p}`);
     answer(result);
   }
 

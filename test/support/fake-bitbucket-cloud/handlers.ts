@@ -62,7 +62,7 @@ function commentJson(world: World, pull: PullState, c: StoredComment) {
     id: c.id,
     created_on: c.createdOn,
     updated_on: c.createdOn,
-    content: { type: 'rendered', raw: c.raw, markup: 'markdown', html: '' },
+    content: { raw: c.raw, markup: 'markdown', html: '' },
     user: account(world, c.author),
     deleted: false,
     ...(c.inline ? { inline: c.inline } : {}),
@@ -88,8 +88,9 @@ function diffstat(files: Awaited<ReturnType<typeof specFiles>>) {
     status: f.status === 'changed' || f.status === 'copied' ? 'modified' : f.status,
     lines_added: f.additions,
     lines_removed: f.deletions,
-    old: f.status === 'added' ? null : { type: 'commit_file', path: f.previousFilename ?? f.filename },
-    new: f.status === 'removed' ? null : { type: 'commit_file', path: f.filename },
+    // Bitbucket's description types `old`/`new` as objects: a side the file lacks is left out.
+    ...(f.status === 'added' ? {} : { old: { type: 'commit_file', path: f.previousFilename ?? f.filename } }),
+    ...(f.status === 'removed' ? {} : { new: { type: 'commit_file', path: f.filename } }),
   }));
 }
 
@@ -201,7 +202,7 @@ export async function handle(
     case `GET ${PR}`: {
       const end = (branch: string, hash: string) => ({
         branch: { name: branch },
-        commit: { type: 'commit', hash: hash.slice(0, 12) },
+        commit: { hash: hash.slice(0, 12) },
         repository: { type: 'repository', full_name: repo },
       });
       return {

@@ -23,6 +23,7 @@ interface Operation {
   operationId?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
 }
 
 interface PathEntry {
@@ -157,4 +158,22 @@ export function validateRequest(op: MatchedOperation, query: URLSearchParams, bo
     for (const e of validate.errors ?? []) problems.push(`body${e.instancePath} ${e.message ?? 'invalid'}`);
   }
   return problems;
+}
+
+/**
+ * What is wrong with the fake's own JSON answer `body` with `status` to `op` (empty when nothing):
+ * keeps the fake honest about the shapes reviewbot reads.
+ */
+export function validateResponse(op: MatchedOperation, status: number, body: unknown): string[] {
+  const schema = op.operation.responses?.[String(status)]?.content?.['application/json']?.schema;
+  if (!schema || body === undefined) return [];
+  const { ajv, cache } = load();
+  const key = `response ${op.template} ${status}`;
+  let validate = cache.get(key);
+  if (!validate) {
+    validate = ajv.compile(convert(schema) as Schema);
+    cache.set(key, validate);
+  }
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map((e) => `response ${status}${e.instancePath} ${e.message ?? 'invalid'}`);
 }

@@ -4,6 +4,7 @@
  * hashes in pull requests are 12 characters: they are resolved to full SHAs
  * (`GET …/commit/{hash}`). Git over HTTP authenticates as `x-token-auth` with the token.
  */
+import { PlatformError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
@@ -59,11 +60,22 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     token: settings.token,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const me = onceUntilRejected(() =>
-    call('identify the bot account (GET /user)', async () =>
-      Account.parse(client.ok(await client.api.GET('/user'))),
-    ),
-  );
+  // An access token without the account scope may be refused `GET /user` (403): the bot then
+  // knows itself only by the configured bot usernames (CONTRACT §6), which docs/bitbucket.md says
+  // to set to the token's bot nickname.
+  const me = onceUntilRejected(async () => {
+    try {
+      return await call('identify the bot account (GET /user)', async () =>
+        Account.parse(client.ok(await client.api.GET('/user'))),
+      );
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error.status !== 403) throw error;
+      options.logger.warn(
+        'Bitbucket refused GET /user (403): the bot is known only by its configured usernames',
+      );
+      return {};
+    }
+  });
   const login = async () => loginOf(await me());
   const ref = (repo: string, id: number) => `${repo}#${id}`;
   const secrets = (settings.webhookSecret ?? '')
@@ -154,7 +166,8 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
 
     async getBotUsernames() {
       const user = await me();
-      return [loginOf(user), ...(user.account_id ? [`{${user.account_id}}`] : [])];
+      const login = loginOf(user);
+      return [...(login ? [login] : []), ...(user.account_id ? [`{${user.account_id}}`] : [])];
     },
 
     async addReaction() {

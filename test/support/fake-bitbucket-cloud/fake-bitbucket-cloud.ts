@@ -102,6 +102,8 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
       for (const p of problems) violation(p);
       return answer(error(400, problems.join('; ')));
     }
+    if (options.userForbidden && op.template === '/user')
+      return answer(error(403, 'Your credentials lack the account scope'));
     const result = await handle(world, op.template, method, op.params, url, record.body, violation);
     for (const p of validateResponse(op, result.status, result.body)) violation(`fake answer: ${p}`);
     answer(result);

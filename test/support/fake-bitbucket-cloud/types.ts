@@ -7,6 +7,8 @@ export interface FakeBitbucketOptions {
   /** The bot account (`GET /user`): nickname and account id. */
   nickname?: string;
   accountId?: string;
+  /** Answer `GET /user` with 403, as for an access token without the account scope. */
+  userForbidden?: boolean;
   /** Page size of paginated answers when the request sets no `pagelen` (default 2, to page). */
   pageSize?: number;
 }

@@ -51,3 +51,18 @@ describe('module layering', () => {
     });
   }
 });
+
+describe('platform modules', () => {
+  it('import nothing from another platform (shared code lives in src/diff/ or src/platforms/*.ts)', () => {
+    const violations = sources('platforms').flatMap((file) => {
+      const own = file.split('/')[1]!;
+      if (!file.includes('/', 'platforms/'.length)) return [];
+      const text = readFileSync(join(SRC, file), 'utf8');
+      return [...text.matchAll(/(?:from\s+|import\()\s*'(\.[^']+)'/g)]
+        .map((m) => ({ spec: m[1]!, target: relative(SRC, resolve(SRC, dirname(file), m[1]!)).split('/') }))
+        .filter((imp) => imp.target[0] === 'platforms' && imp.target.length > 2 && imp.target[1] !== own)
+        .map((imp) => `${file} imports ${imp.spec}`);
+    });
+    expect(violations).toEqual([]);
+  });
+});

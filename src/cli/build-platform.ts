@@ -29,6 +29,7 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
     github: 'set CODEHOST_TOKEN (or GITHUB_TOKEN, or the GitHub App variables)',
     gitlab: 'set GITLAB_TOKEN',
     gitea: 'set GITEA_TOKEN and GITEA_URL',
+    bitbucket: 'set BITBUCKET_TOKEN',
   };
   if (wanted) {
     const platform = platforms.get(wanted);
@@ -39,7 +40,9 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
   if (github) return github;
   const [only, ...others] = [...platforms.values()];
   if (!only)
-    throw new UsageError(`no platform is configured: ${hint.github}, or ${hint.gitlab}, or ${hint.gitea}`);
+    throw new UsageError(
+      `no platform is configured: ${hint.github}, or ${hint.gitlab}, or ${hint.gitea}, or ${hint.bitbucket}`,
+    );
   if (others.length > 0) throw new UsageError('several platforms are configured: choose one with --platform');
   return only;
 }

@@ -35,7 +35,12 @@ program
   .option('--prompt <text>', 'extra instructions for the reviewer')
   .option('--json', 'print the result as one JSON object on stdout (same as --format json)', false)
   .addOption(
-    new Option('--platform <name>', 'platform of the reference').choices(['github', 'gitlab', 'gitea']),
+    new Option('--platform <name>', 'platform of the reference').choices([
+      'github',
+      'gitlab',
+      'gitea',
+      'bitbucket',
+    ]),
   )
   .option('--config <file>', 'YAML configuration file')
   .option('--local', "review this git repository's committed and uncommitted changes (no platform)", false)
@@ -68,7 +73,10 @@ program
         ? { format: opts.format }
         : {}),
       ...(typeof opts.prompt === 'string' ? { prompt: opts.prompt } : {}),
-      ...(opts.platform === 'github' || opts.platform === 'gitlab' || opts.platform === 'gitea'
+      ...(opts.platform === 'github' ||
+      opts.platform === 'gitlab' ||
+      opts.platform === 'gitea' ||
+      opts.platform === 'bitbucket'
         ? { platform: opts.platform }
         : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),

@@ -33,6 +33,12 @@ describe('parsePrRef', () => {
       'gitea',
       { repoFullName: 'acme/widgets', prNumber: 9, platform: 'gitea', host: 'codeberg.org' },
     ],
+    ['my-ws/repo.name_2#4', 'bitbucket', { repoFullName: 'my-ws/repo.name_2', prNumber: 4 }],
+    [
+      'https://bitbucket.org/acme/widgets/pull-requests/12/diff',
+      undefined,
+      { repoFullName: 'acme/widgets', prNumber: 12, platform: 'bitbucket', host: 'bitbucket.org' },
+    ],
   ] as const)('parses %s', (ref, platform, expected) => {
     expect(parsePrRef(ref, platform)).toEqual(expected);
   });

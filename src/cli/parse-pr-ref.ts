@@ -8,6 +8,7 @@
  */
 import { UsageError } from '../errors.js';
 import { isPrNumber } from '../platforms/git-names.js';
+import { isBitbucketFullName } from '../platforms/bitbucket-cloud/names.js';
 import { isGiteaFullName } from '../platforms/gitea/names.js';
 import { isGitHubFullName } from '../platforms/github/names.js';
 import { isGitLabProjectPath } from '../platforms/gitlab/names.js';
@@ -24,7 +25,7 @@ export interface PrRef {
 }
 
 const EXPECTED =
-  'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL (…/pull/N, …/-/merge_requests/N, …/pulls/N)';
+  'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL (…/pull/N, …/-/merge_requests/N, …/pulls/N, https://bitbucket.org/ws/repo/pull-requests/N)';
 
 function validNumber(text: string): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
@@ -38,6 +39,7 @@ function validPath(segments: string[], platform?: PlatformName): boolean {
   if (platform === 'github') return segments.length === 2 && isGitHubFullName(path);
   if (platform === 'gitlab') return isGitLabProjectPath(path);
   if (platform === 'gitea') return isGiteaFullName(path);
+  if (platform === 'bitbucket') return segments.length === 2 && isBitbucketFullName(path);
   return (
     (segments.length === 2 && (isGitHubFullName(path) || isGiteaFullName(path))) || isGitLabProjectPath(path)
   );
@@ -69,6 +71,12 @@ function parseUrl(ref: string): PrRef {
     if (prNumber === undefined || !validPath(repo, 'github')) fail(ref);
     return { repoFullName: repo.join('/'), prNumber, platform: 'github', host: url.host };
   }
+  if (url.hostname === 'bitbucket.org' && parts.length >= 4 && parts[2] === 'pull-requests') {
+    const prNumber = validNumber(parts[3] ?? '');
+    const repo = parts.slice(0, 2);
+    if (prNumber === undefined || !validPath(repo, 'bitbucket')) fail(ref);
+    return { repoFullName: repo.join('/'), prNumber, platform: 'bitbucket', host: url.host };
+  }
   if (parts.length >= 4 && parts[2] === 'pulls') {
     const prNumber = validNumber(parts[3] ?? '');
     const repo = parts.slice(0, 2);
@@ -99,7 +107,7 @@ export function parsePrRef(ref: string, platform?: PlatformName): PrRef {
     fail(
       ref,
       platform
-        ? `${platform === 'gitea' ? 'Gitea' : 'GitHub'} repositories are owner/repo`
+        ? `${{ gitea: 'Gitea', bitbucket: 'Bitbucket', github: 'GitHub', gitlab: 'GitLab' }[platform]} repositories are owner/repo`
         : 'nested paths need --platform gitlab',
     );
   }

@@ -43,7 +43,7 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
   const problems: string[] = [];
   if (platforms.size === 0) {
     problems.push(
-      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables), GITLAB_TOKEN or GITEA_TOKEN',
+      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables), GITLAB_TOKEN, GITEA_TOKEN or BITBUCKET_TOKEN',
     );
   }
   for (const platform of platforms.values()) {
@@ -52,6 +52,7 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
         github: 'CODEHOST_WEBHOOK_SECRET (or GITHUB_WEBHOOK_SECRET)',
         gitlab: 'GITLAB_WEBHOOK_SECRET',
         gitea: 'GITEA_WEBHOOK_SECRET',
+        bitbucket: 'BITBUCKET_WEBHOOK_SECRET',
       };
       problems.push(`${secret[platform.name]}: required by serve for the ${platform.name} platform`);
     }

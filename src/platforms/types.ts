@@ -11,7 +11,7 @@ export type { DiffSide, FileStatus, PullRequestFile };
  * Registered platform names (CONTRACT §4); each is also a first-level directory of the workspace
  * layout (§11), which the cleaner scans.
  */
-export const PLATFORM_NAMES = ['github', 'gitlab', 'gitea'] as const;
+export const PLATFORM_NAMES = ['github', 'gitlab', 'gitea', 'bitbucket'] as const;
 
 /** A registered platform name (CONTRACT §4). */
 export type PlatformName = (typeof PLATFORM_NAMES)[number];

@@ -3,6 +3,7 @@
  * its own folder), so nothing outside `src/platforms` hard-codes which characters a username may
  * hold or where a mention ends.
  */
+import { BITBUCKET_USERNAMES } from './bitbucket-cloud/names.js';
 import { GITEA_USERNAMES } from './gitea/names.js';
 import { GITHUB_USERNAMES } from './github/names.js';
 import { GITLAB_USERNAMES } from './gitlab/names.js';
@@ -13,6 +14,7 @@ const GRAMMARS: Readonly<Record<PlatformName, UsernameGrammar>> = {
   github: GITHUB_USERNAMES,
   gitlab: GITLAB_USERNAMES,
   gitea: GITEA_USERNAMES,
+  bitbucket: BITBUCKET_USERNAMES,
 };
 
 /** The username grammar of `platform`. */

@@ -18,6 +18,7 @@ import {
   type MemoryDriver,
   type MemoryRepo,
 } from './memory-fixture.js';
+import { bitbucketDriver } from './memory-fixture-bitbucket.js';
 
 interface Result {
   body: string;
@@ -35,6 +36,7 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0
 describe.each([
   { name: 'github', start: githubDriver },
   { name: 'gitlab', start: gitlabDriver },
+  { name: 'bitbucket', start: bitbucketDriver },
 ])('a review marker forged through a file name on $name (CLI)', ({ start }) => {
   let root: ReturnType<typeof tempRoot>;
   let driver: MemoryDriver;

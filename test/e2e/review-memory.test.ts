@@ -25,6 +25,7 @@ import {
   type MemoryDriver,
   type MemoryRepo,
 } from './memory-fixture.js';
+import { bitbucketDriver } from './memory-fixture-bitbucket.js';
 import { giteaDriver } from './memory-fixture-gitea.js';
 
 interface Comment {
@@ -61,6 +62,7 @@ describe.each([
   { name: 'gitlab', start: gitlabDriver },
   { name: 'gitea 1.26+', start: () => giteaDriver(true) },
   { name: 'gitea before 1.26 and forgejo (resolve answers 404)', start: () => giteaDriver(false) },
+  { name: 'bitbucket cloud', start: bitbucketDriver },
 ])('review memory on $name (CLI)', ({ start }) => {
   let root: ReturnType<typeof tempRoot>;
   let driver: MemoryDriver;

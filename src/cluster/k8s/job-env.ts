@@ -108,6 +108,7 @@ function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | 
     ['CODEHOST_API_URL', pick('CODEHOST_API_URL', 'GITHUB_API_URL')],
     ['GITLAB_URL', pick('GITLAB_URL')],
     ['GITEA_URL', pick('GITEA_URL')],
+    ['BITBUCKET_API_URL', pick('BITBUCKET_API_URL')],
     ['REVIEWER_BOT_USERNAME', config.reviewer.bot_username],
     ['WORKER_BOT_USERNAME', config.worker.bot_username],
     ['LOG_LEVEL', pick('LOG_LEVEL')],
@@ -135,6 +136,7 @@ const URL_SETTINGS = new Set([
   'CODEHOST_API_URL',
   'GITLAB_URL',
   'GITEA_URL',
+  'BITBUCKET_API_URL',
 ]);
 
 /** The container `env` of a job, and the settings withheld from it because they hold a secret. */
@@ -151,7 +153,8 @@ export interface JobEnv {
  * Builds the Job container's `env`: `REVIEWBOT_JOB_PAYLOAD` (the payload's JSON, made to fit by
  * `fitPayload`), then `STORE_URL`, `STORE_KEY_TTL_SECONDS`, `WORKSPACE_BASE_DIR=/workspace`,
  * `AGENT_PROVIDER`, `AGENT_MODEL`, `AGENT_BASE_URL`, `AGENT_MAX_TURNS`, `ANTHROPIC_BASE_URL`,
- * `OPENAI_BASE_URL`, `CODEHOST_API_URL` (or the server's `GITHUB_API_URL`), `GITLAB_URL`, `GITEA_URL`, the bot
+ * `OPENAI_BASE_URL`, `CODEHOST_API_URL` (or the server's `GITHUB_API_URL`), `GITLAB_URL`, `GITEA_URL`,
+ * `BITBUCKET_API_URL`, the bot
  * usernames, `LOG_LEVEL`, the `REVIEW_*` settings and `AGENT_SANDBOX`/`AGENT_SANDBOX_NETWORK`, each
  * only when set; every value `$`-escaped (`escapeEnvValue`). A URL
  * with a password is never copied; its name is listed in `withheld`.

@@ -168,6 +168,8 @@ describe('buildJobSpec', () => {
         GITLAB_URL: 'https://gitlab.example',
         GITEA_URL: 'https://gitea.example',
         GITEA_TOKEN: 'gitea-secret-token',
+        BITBUCKET_API_URL: 'https://api.bitbucket.example/2.0',
+        BITBUCKET_TOKEN: 'bitbucket-secret-token',
         LOG_LEVEL: 'debug',
       },
       {
@@ -181,6 +183,7 @@ describe('buildJobSpec', () => {
         CODEHOST_API_URL: 'https://ghe.example/api/v3',
         GITLAB_URL: 'https://gitlab.example',
         GITEA_URL: 'https://gitea.example',
+        BITBUCKET_API_URL: 'https://api.bitbucket.example/2.0',
         REVIEWER_BOT_USERNAME: 'rb-review',
         WORKER_BOT_USERNAME: 'rb-work',
         LOG_LEVEL: 'debug',

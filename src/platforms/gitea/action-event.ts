@@ -9,7 +9,7 @@
  * commenter's own permission on the repository (`GetUserRepoPermission(repo, doer)`). Pure; never throws.
  */
 import { z } from 'zod';
-import type { ActionEvent } from '../github/action-event.js';
+import type { ActionEvent } from '../action-event.js';
 import { isGiteaFullName } from './names.js';
 import { GiteaUser } from './webhook-schema.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitUnifiedDiff, toPullRequestFiles, unquoteGitPath } from './diffs.js';
+import { splitUnifiedDiff, unquoteGitPath } from '../../diff/unified.js';
+import { toPullRequestFiles } from './diffs.js';
 
 const DIFF = [
   'diff --git a/src/a.ts b/src/a.ts',

@@ -15,7 +15,7 @@ import { codeSpan, neutraliseMarkers, withoutOwnMarker } from '../../diff/markdo
 import { FileLines } from '../../diff/positions.js';
 import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import type { CreatePullReviewComment, GiteaClient } from './client.js';
-import { splitUnifiedDiff } from './diffs.js';
+import { splitUnifiedDiff } from '../../diff/unified.js';
 
 /** Heading of the body section listing comments that could not be posted inline. */
 export const UNPLACED_HEADING = 'Comments that could not be placed on the diff';

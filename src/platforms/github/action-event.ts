@@ -6,31 +6,13 @@
  * handled. Pure; never throws.
  */
 import { z } from 'zod';
+import type { ActionEvent } from '../action-event.js';
 import { Account } from './webhook-schema.js';
 
 /** Who may start a review by commenting (`author_association`, GitHub's CommentAuthorAssociation). */
 export const TRUSTED_ASSOCIATIONS = ['OWNER', 'MEMBER', 'COLLABORATOR'] as const;
 
-/** What the Action makes of its event. */
-export type ActionEvent =
-  | {
-      kind: 'pull_request';
-      repoFullName: string;
-      prNumber: number;
-      /** True when the head branch lives in another repository (or that repository was deleted). */
-      isFork: boolean;
-      headRepoFullName: string | null;
-    }
-  | {
-      kind: 'comment';
-      repoFullName: string;
-      prNumber: number;
-      authorLogin: string;
-      /** The comment author's `author_association` is OWNER, MEMBER or COLLABORATOR. */
-      trusted: boolean;
-      body: string;
-    }
-  | { kind: 'ignored'; reason: string };
+export type { ActionEvent };
 
 const RepoRef = z.object({ full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/) });
 

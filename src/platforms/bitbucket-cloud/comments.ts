@@ -1,0 +1,112 @@
+/**
+ * Pull request comments on Bitbucket Cloud: `GET …/pullrequests/{id}/comments` (paginated) mapped
+ * to `ExistingComment`s and review threads. Bitbucket has no review object: a comment with
+ * `inline` is an inline comment (`inline.to` = new-file line, `inline.from` = old-file line), one
+ * without is a conversation comment; replies carry `parent`. Bodies are `content.raw` with the
+ * memory marker read back into the project's form (`fromWire`). Deleted comments are skipped.
+ */
+import type { ExistingComment, ReviewThread } from '../types.js';
+import { repoParams, type BitbucketClient } from './client.js';
+import type { BitbucketCall } from './errors.js';
+import { fromWire } from './markers.js';
+import { Comment } from './schemas.js';
+
+/** The fields of a Bitbucket account read here. */
+export interface Account {
+  readonly nickname?: string | undefined;
+  readonly display_name?: string | undefined;
+  readonly account_id?: string | undefined;
+}
+
+/** The login of `user` as reviewbot compares it: the nickname, else the display name. */
+export function loginOf(user: Account | null | undefined): string {
+  return user?.nickname ?? user?.display_name ?? '';
+}
+
+/** One comment as read here. */
+export interface BitbucketComment {
+  id: number;
+  body: string;
+  author: string;
+  createdAt: string;
+  inline?: { path: string; line?: number; side?: 'RIGHT' | 'LEFT' };
+  parentId?: number;
+  resolved: boolean;
+}
+
+/** Every live comment of pull request `id`, oldest first. */
+export async function listBitbucketComments(
+  client: BitbucketClient,
+  call: BitbucketCall,
+  repo: string,
+  id: number,
+): Promise<BitbucketComment[]> {
+  const values = await call(`list the comments of ${repo}#${id}`, async () =>
+    client.all(
+      Comment,
+      client.ok(
+        await client.api.GET(
+          '/repositories/{workspace}/{repo_slug}/pullrequests/{pull_request_id}/comments',
+          {
+            params: { path: { ...repoParams(repo), pull_request_id: id }, query: { pagelen: 100 } as never },
+          },
+        ),
+      ),
+    ),
+  );
+  const out: BitbucketComment[] = [];
+  for (const c of values) {
+    if (c.deleted) continue;
+    const inline = c.inline;
+    const line = inline?.to ?? inline?.from ?? undefined;
+    out.push({
+      id: c.id,
+      body: fromWire(c.content?.raw ?? ''),
+      author: loginOf(c.user),
+      createdAt: c.created_on ?? '',
+      ...(inline?.path
+        ? {
+            inline: {
+              path: inline.path,
+              ...(line ? { line, side: inline.to ? ('RIGHT' as const) : ('LEFT' as const) } : {}),
+            },
+          }
+        : {}),
+      ...(c.parent ? { parentId: c.parent.id } : {}),
+      resolved: c.resolution != null,
+    });
+  }
+  return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** `comments` as `ExistingComment`s. */
+export function toExistingComments(comments: BitbucketComment[]): ExistingComment[] {
+  return comments.map((c) => ({
+    id: String(c.id),
+    kind: c.inline ? 'review_comment' : 'issue_comment',
+    authorUsername: c.author,
+    body: c.body,
+    ...(c.inline ? { path: c.inline.path } : {}),
+    ...(c.inline?.line ? { line: c.inline.line, side: c.inline.side ?? 'RIGHT' } : {}),
+    createdAt: c.createdAt,
+    ...(c.inline ? { resolved: c.resolved } : {}),
+  }));
+}
+
+/**
+ * The inline threads: each top-level inline comment with its resolution (Bitbucket reports no
+ * "outdated" flag in the API; a thread on a line the diff no longer has reads as not outdated).
+ */
+export function toReviewThreads(comments: BitbucketComment[]): ReviewThread[] {
+  return comments
+    .filter((c) => c.inline && c.parentId === undefined)
+    .map((c) => ({
+      id: String(c.id),
+      path: c.inline?.path ?? '',
+      ...(c.inline?.line ? { line: c.inline.line, side: c.inline.side ?? 'RIGHT' } : {}),
+      resolved: c.resolved,
+      outdated: false,
+      authorUsername: c.author,
+      body: c.body,
+    }));
+}

@@ -1,0 +1,225 @@
+/**
+ * The Bitbucket Cloud implementation of `Platform` on API 2.0 through `@coderabbitai/bitbucket`.
+ * Repository full names are `workspace/slug`, pull request numbers the pull request id. Commit
+ * hashes in pull requests are 12 characters: they are resolved to full SHAs
+ * (`GET …/commit/{hash}`). Git over HTTP authenticates as `x-token-auth` with the token.
+ */
+import { PlatformError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { onceUntilRejected } from '../../once-until-rejected.js';
+import type { Platform, PullRequestInfo } from '../types.js';
+import { createBitbucketClient, repoParams, type BitbucketClient } from './client.js';
+import { listBitbucketComments, loginOf, toExistingComments } from './comments.js';
+import { toPullRequestFiles } from './diffs.js';
+import { call } from './errors.js';
+import { bitbucketMemoryMethods } from './memory-api.js';
+import { toWire } from './markers.js';
+import { bitbucketProgress } from './progress.js';
+import { Account, Comment, Commit, DiffStat, PullRequest, Repository } from './schemas.js';
+import type { BitbucketSettings } from './settings.js';
+import { submitBitbucketReview } from './submit-review.js';
+import { createBitbucketWebhookHandler } from './webhook.js';
+
+/** Options of `createBitbucketPlatform`. */
+export interface BitbucketPlatformOptions {
+  settings: BitbucketSettings;
+  logger: Logger;
+  fetch?: typeof fetch;
+}
+
+/** PullRequestInfo.state from Bitbucket's `OPEN`/`MERGED`/`DECLINED`/`SUPERSEDED`. */
+function stateOf(state: string | undefined): PullRequestInfo['state'] {
+  if (state === 'MERGED') return 'merged';
+  return state === 'OPEN' ? 'open' : 'closed';
+}
+
+/** The https clone URL of repository `repo` without user info (`links.clone`). */
+async function cloneUrlOf(client: BitbucketClient, repo: string): Promise<string> {
+  const r = Repository.parse(
+    client.ok(
+      await client.api.GET('/repositories/{workspace}/{repo_slug}', { params: { path: repoParams(repo) } }),
+    ),
+  );
+  const clone = r.links?.clone ?? [];
+  const href = clone.find((l) => l.name === 'https')?.href ?? '';
+  if (!href) return '';
+  const url = new URL(href);
+  url.username = '';
+  url.password = '';
+  return url.toString();
+}
+
+/**
+ * Creates the Bitbucket Cloud platform. Methods throw `AuthError` (401) or `PlatformError`;
+ * `webhook` is set only when `BITBUCKET_WEBHOOK_SECRET` is.
+ */
+export function createBitbucketPlatform(options: BitbucketPlatformOptions): Platform {
+  const { settings } = options;
+  const client = createBitbucketClient({
+    apiUrl: settings.apiUrl,
+    token: settings.token,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  // An access token without the account scope may be refused `GET /user` (403): the bot then
+  // knows itself only by the configured bot usernames (CONTRACT §6), which docs/bitbucket.md says
+  // to set to the token's bot nickname.
+  const me = onceUntilRejected(async () => {
+    try {
+      return await call('identify the bot account (GET /user)', async () =>
+        Account.parse(client.ok(await client.api.GET('/user'))),
+      );
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error.status !== 403) throw error;
+      options.logger.warn(
+        'Bitbucket refused GET /user (403): the bot is known only by its configured usernames',
+      );
+      return {};
+    }
+  });
+  const login = async () => loginOf(await me());
+  const ref = (repo: string, id: number) => `${repo}#${id}`;
+  const secrets = (settings.webhookSecret ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+  /** The full SHA of `hash` (Bitbucket abbreviates to 12 characters). */
+  async function fullSha(repo: string, hash: string): Promise<string> {
+    if (/^[0-9a-f]{40}$/.test(hash)) return hash;
+    const commit = await call(`resolve commit ${hash} in ${repo}`, async () =>
+      Commit.parse(
+        client.ok(
+          await client.api.GET('/repositories/{workspace}/{repo_slug}/commit/{commit}', {
+            params: { path: { ...repoParams(repo), commit: hash } },
+          }),
+        ),
+      ),
+    );
+    return commit.hash;
+  }
+
+  return {
+    name: 'bitbucket',
+    ...(secrets.length > 0 ? { webhook: createBitbucketWebhookHandler(secrets) } : {}),
+
+    async getPullRequest(repo, id): Promise<PullRequestInfo> {
+      const pr = await call(`fetch pull request ${ref(repo, id)}`, async () =>
+        PullRequest.parse(
+          client.ok(
+            await client.api.GET('/repositories/{workspace}/{repo_slug}/pullrequests/{pull_request_id}', {
+              params: { path: { ...repoParams(repo), pull_request_id: id } },
+            }),
+          ),
+        ),
+      );
+      const headRepo = pr.source?.repository?.full_name ?? repo;
+      const headCloneUrl = await call(`read the clone URL of ${headRepo}`, () =>
+        cloneUrlOf(client, headRepo),
+      );
+      return {
+        repoFullName: repo,
+        number: pr.id,
+        title: pr.title ?? '',
+        body: pr.description ?? '',
+        state: stateOf(pr.state),
+        authorUsername: loginOf(pr.author),
+        headBranch: pr.source?.branch?.name ?? '',
+        headSha: await fullSha(headRepo, pr.source?.commit?.hash ?? ''),
+        baseBranch: pr.destination?.branch?.name ?? '',
+        baseSha: await fullSha(repo, pr.destination?.commit?.hash ?? ''),
+        headCloneUrl,
+        headRepoFullName: headRepo,
+        isFork: headRepo !== repo,
+        htmlUrl: pr.links?.html?.href ?? `https://bitbucket.org/${repo}/pull-requests/${id}`,
+      };
+    },
+
+    async listPullRequestFiles(repo, id) {
+      const path = { ...repoParams(repo), pull_request_id: id };
+      const stats = await call(`list the files of ${ref(repo, id)}`, async () =>
+        client.all(
+          DiffStat,
+          client.ok(
+            await client.api.GET(
+              '/repositories/{workspace}/{repo_slug}/pullrequests/{pull_request_id}/diffstat',
+              {
+                params: { path },
+              },
+            ),
+          ),
+        ),
+      );
+      const diff = await call(`download the diff of ${ref(repo, id)}`, async () =>
+        client.ok(
+          await client.api.GET('/repositories/{workspace}/{repo_slug}/pullrequests/{pull_request_id}/diff', {
+            params: { path },
+            parseAs: 'text',
+          }),
+        ),
+      );
+      return toPullRequestFiles(stats, diff);
+    },
+
+    async listComments(repo, id) {
+      return toExistingComments(await listBitbucketComments(client, call, repo, id));
+    },
+
+    async getBotUsernames() {
+      const user = await me();
+      const login = loginOf(user);
+      return [...(login ? [login] : []), ...(user.account_id ? [`{${user.account_id}}`] : [])];
+    },
+
+    async addReaction() {
+      // Bitbucket has no reaction API: the §18 build status acknowledges instead (CONTRACT §6).
+    },
+
+    async postReply(target, body) {
+      const { repoFullName: repo, prNumber: id } = target;
+      const parent = target.inReplyToCommentId ?? target.discussionId;
+      const posted = await call(`post a comment on ${ref(repo, id)}`, async () =>
+        client.ok(
+          await client.api.POST(
+            '/repositories/{workspace}/{repo_slug}/pullrequests/{pull_request_id}/comments',
+            {
+              params: { path: { ...repoParams(repo), pull_request_id: id } },
+              body: {
+                type: 'pullrequest_comment',
+                content: { raw: toWire(body) },
+                ...(parent ? { parent: { type: 'pullrequest_comment', id: Number(parent) } } : {}),
+              },
+            },
+          ),
+        ),
+      );
+      const commentId = String(Comment.parse(posted).id);
+      return {
+        id: commentId,
+        url:
+          Comment.parse(posted).links?.html?.href ??
+          `https://bitbucket.org/${repo}/pull-requests/${id}#comment-${commentId}`,
+      };
+    },
+
+    submitReview(repo, id, review) {
+      return submitBitbucketReview(client, call, login, repo, id, review);
+    },
+
+    async getGitCredentials() {
+      // CONTRACT §4: Bitbucket Cloud access tokens authenticate git over HTTP as `x-token-auth`.
+      return { username: 'x-token-auth', password: settings.token };
+    },
+
+    renderSuggestion(suggestion, lineCount) {
+      // Bitbucket Cloud renders no suggestion blocks: a plain fenced block that says what it replaces.
+      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
+      const fence = body.includes('```') ? '````' : '```';
+      const lines = Math.max(1, Math.floor(lineCount));
+      const what = lines === 1 ? 'this line' : `these ${lines} lines`;
+      return `Suggested replacement for ${what}:\n\n${fence}\n${body}${fence}`;
+    },
+
+    ...bitbucketMemoryMethods(client, call),
+    ...bitbucketProgress(client, call),
+  };
+}

@@ -16,8 +16,9 @@ import type { SecretMasker } from '../secrets.js';
 import { assertBranchName, assertSafeCloneUrl, runGit } from './git.js';
 import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
+import { alternatesProblem } from './alternates.js';
 import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from './store.js';
-import { storeObjectsDirOf, workspacePath } from './workspace-path.js';
+import { workspacePath } from './workspace-path.js';
 
 export {
   depsPath,
@@ -30,6 +31,7 @@ export {
 export { withWorkspaceLock, createWorkspaceLock } from './lock.js';
 export type { WorkspaceLock } from './lock.js';
 export { migrateWorkspaceLayout } from './layout-migration.js';
+export { alternatesProblem, borrowedStoreObjects } from './alternates.js';
 
 /** Options of `prepareWorkspace`. */
 export interface PrepareWorkspaceOptions {
@@ -186,25 +188,6 @@ async function workspaceProblem(dir: string, url: string, git: Git): Promise<str
     return 'not a git repository';
   }
   return (await alternatesProblem(dir, true)) ?? undefined;
-}
-
-/**
- * Why the object borrowing of workspace `dir` is not allowed, or undefined: its
- * `.git/objects/info/alternates` must be absent (unless `required`) or name exactly the store of
- * its own repository (`storeObjectsDirOf`), so no workspace reads another repository's objects.
- */
-export async function alternatesProblem(dir: string, required = false): Promise<string | undefined> {
-  const file = path.join(dir, '.git', 'objects', 'info', 'alternates');
-  let text: string;
-  try {
-    if (!(await lstat(file)).isFile()) return 'objects/info/alternates is not a file';
-    text = await readFile(file, 'utf8');
-  } catch {
-    return required ? 'does not borrow from the repository store' : undefined;
-  }
-  const expected = storeObjectsDirOf(dir);
-  if (expected === undefined || text !== `${expected}\n`) return 'borrows objects from another place';
-  return undefined;
 }
 
 /** Writes `content` to `file` through a temporary file and a rename (readers never see half). */

@@ -8,7 +8,7 @@
  *
  * Callers that may touch the same pull request concurrently wrap calls in `withWorkspaceLock`.
  */
-import { lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError, describeError } from '../errors.js';
 import type { GitCredentials, PlatformName } from '../platforms/types.js';

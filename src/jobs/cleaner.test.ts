@@ -272,6 +272,8 @@ describe('createWorkspaceCleaner.runOnce', () => {
       depsRemoved: [],
       emptyRemoved: [],
       oldLayoutRemoved: [],
+      storesRemoved: [],
+      storesCollected: [],
     });
   });
 });

@@ -11,7 +11,8 @@
  * server sent for pull requests 2–10 against the size of a pack of exactly the objects the store
  * lacked; target ≤ 1.1), `gitBytes` (store plus every workspace's own `.git`; checkouts excluded),
  * `diskRatio` against one clone's `.git` (target ≤ 1.2), and the same without the per-worktree
- * index files (`gitBytesWithoutIndex`, `diskRatioWithoutIndex`). Progress goes to stderr. Exit
+ * index files (`gitBytesWithoutIndex`, `diskRatioWithoutIndex`); `storeFetch` times the store's
+ * fetch phase alone (first vs median of 2–10). Progress goes to stderr. Exit
  * code 0 whether or not the targets are met.
  */
 import { spawn } from 'node:child_process';
@@ -240,8 +241,21 @@ async function main(): Promise<void> {
         },
       );
     };
-    const storeOne = (baseDir: string, n: number) =>
-      prepareWorkspace({ ...options(baseDir), prNumber: n, branch: `pr-${n}` });
+    /** Store mode: ms from the start until the head is in the store (the fetch phase), per PR. */
+    const storeFetchMs: number[] = [];
+    const storeOne = async (baseDir: string, n: number) => {
+      const started = performance.now();
+      let fetched = 0;
+      await prepareWorkspace({
+        ...options(baseDir),
+        prNumber: n,
+        branch: `pr-${n}`,
+        onProgress: (message) => {
+          if (fetched === 0 && /^(cloning|updating)/.test(message)) fetched = performance.now() - started;
+        },
+      });
+      storeFetchMs.push(fetched);
+    };
     const heads = await Promise.all(
       Array.from({ length: PRS }, async (_, i) =>
         (await gitOut(bare, ['rev-parse', `pr-${i + 1}`])).toString().trim(),
@@ -302,8 +316,16 @@ async function main(): Promise<void> {
         diskRatioWithoutIndex: Number((m.gitBytesWithoutIndex / oneCloneWithoutIndex).toFixed(3)),
       };
     };
+    const laterFetch = median(storeFetchMs.slice(1));
     const prs = {
       count: PRS,
+      // The store's fetch phase alone (lock, negotiation, download, index): pull requests 2–10
+      // against the first; the rest of a ready workspace is writing its checkout.
+      storeFetch: {
+        firstMs: Math.round(storeFetchMs[0]!),
+        laterMedianMs: Math.round(laterFetch),
+        laterRatio: Number((laterFetch / storeFetchMs[0]!).toFixed(3)),
+      },
       filesPerPr: PR_FILES,
       oneCloneGitBytes: oneClone,
       oneCloneGitBytesWithoutIndex: oneCloneWithoutIndex,

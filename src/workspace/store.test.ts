@@ -17,6 +17,7 @@ import {
   type FileChanges,
   type GitFixture,
 } from './git-fixture.test-helper.js';
+import { readBaseFile } from './read-base-file.js';
 import { prepareWorkspace } from './workspace.js';
 import { storePaths } from './workspace-path.js';
 
@@ -189,5 +190,18 @@ describe('repository object store', () => {
     const result = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 7 }));
     expect(result.action).toBe('cloned');
     expect(await readFile(alternates, 'utf8')).not.toContain('acme/other');
+  });
+  it('keeps a base commit fetched into the workspace valid across updates (fsck clean)', async () => {
+    const url = await fx.createRepo('acme/widgets', { 'a.txt': 'first\n' });
+    const base = await fx.commit('acme/widgets', { 'a.txt': 'base\n' }); // a base with a parent
+    await fx.commit('acme/widgets', { 'a.txt': 'head\n' }, { branch: 'feature' });
+    const opts = prepareOptions(fx, url, { branch: 'feature' });
+    const { dir } = await prepareWorkspace(opts);
+    const credentials = opts.credentials;
+    expect(await readBaseFile({ dir, sha: base, path: 'a.txt', cloneUrl: url, credentials })).toBe('base\n');
+    await fx.commit('acme/widgets', { 'b.txt': 'b\n' }, { branch: 'feature' });
+    expect((await prepareWorkspace(opts)).action).toBe('updated');
+    await fsckClean(dir);
+    expect(await readBaseFile({ dir, sha: base, path: 'a.txt', cloneUrl: url, credentials })).toBe('base\n');
   });
 });

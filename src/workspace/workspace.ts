@@ -8,7 +8,7 @@
  *
  * Callers that may touch the same pull request concurrently wrap calls in `withWorkspaceLock`.
  */
-import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError, describeError } from '../errors.js';
 import type { GitCredentials, PlatformName } from '../platforms/types.js';
@@ -197,11 +197,17 @@ async function writeAtomically(file: string, content: string): Promise<void> {
   await rename(temporary, file);
 }
 
-/** The workspace's `shallow` file: the store's (an empty one is removed). */
+/**
+ * The workspace's `shallow` file: the store's boundary plus the workspace's own entries (a base
+ * commit `readBaseFile` fetched into it with depth 1 stays marked, so its missing parent is no
+ * error); no file when both are empty.
+ */
 async function writeShallow(dir: string, shallow: string): Promise<void> {
   const file = path.join(dir, '.git', 'shallow');
-  if (shallow === '') await rm(file, { force: true });
-  else await writeAtomically(file, shallow);
+  const own = await readFile(file, 'utf8').catch(() => '');
+  const lines = [...new Set(`${shallow}\n${own}`.split('\n').filter((line) => line !== ''))];
+  if (lines.length === 0) await rm(file, { force: true });
+  else await writeAtomically(file, `${lines.join('\n')}\n`);
 }
 
 /**

@@ -104,7 +104,7 @@ async function runFakes(): Promise<void> {
   // A second pull request of the same repository (§19): one more file on top of the first's head.
   commitToBranch(pr.bareRepoPath, {
     branch: 'feature-2',
-    from: 'feature',
+    from: 'origin/feature',
     message: 'a follow-up',
     changes: { write: { 'docs/FOLLOW-UP.md': 'One more note.\n' } },
   });

@@ -120,13 +120,21 @@ async function runFakes(): Promise<void> {
   });
   const llm = await startFakeAnthropic({ apiKey: KEY, script: reviewer });
   process.send?.({ type: 'ready', githubUrl: github.url, llmUrl: llm.url } satisfies Ready);
+  // The first review's requests end at `mark` (set before the second pull request is reviewed).
+  let mark: number | undefined;
   process.on('message', (message: { type: string; baselineText?: string }) => {
+    if (message.type === 'mark') {
+      mark = llm.requests.length;
+      process.send?.({ type: 'marked' });
+      return;
+    }
     if (message.type !== 'report') return;
+    const requests = llm.requests.slice(0, mark ?? llm.requests.length);
     const counts = new Map<string, number>();
     let skippedShown = false;
     let maxPromptTokens = 0;
     let maxDiffTokens = 0;
-    for (const request of llm.requests) {
+    for (const request of requests) {
       const text = request.messages.map((m) => m.text).join('\n');
       for (const m of text.matchAll(/\b(?:mk|base)_\w+/g)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
       if (JSON.stringify(request.body).includes('skip_')) skippedShown = true;
@@ -148,8 +156,8 @@ async function runFakes(): Promise<void> {
     const baselineShown = [...pr.reviewMarkers].filter((m) => baseline.has(m)).length;
     const report: Report = {
       type: 'report',
-      agentRuns: llm.requests.length,
-      synthesisRequests: llm.requests.filter((r) => r.toolNames.length === 0).length,
+      agentRuns: requests.length,
+      synthesisRequests: requests.filter((r) => r.toolNames.length === 0).length,
       shownShare: shown / pr.reviewMarkers.size,
       repeatedMarkers: [...counts.values()].filter((n) => n > 1).length,
       skippedShown,
@@ -246,16 +254,12 @@ async function main(): Promise<void> {
   const modelMs = unionMs(intervals);
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
 
-  // Same-run baseline: the old single prompt (whole diff, diff order, 400,000-char cap).
-  const files = await platform.listPullRequestFiles('acme/monorepo', 7);
-  const baselineText = annotateDiff(toFileDiffs(files));
-  const report = await new Promise<Report>((resolve) => {
+  await new Promise<void>((resolve) => {
     child.on('message', (m) => {
-      if ((m as Report).type === 'report') resolve(m as Report);
+      if ((m as { type: string }).type === 'marked') resolve();
     });
-    child.send({ type: 'report', baselineText });
+    child.send({ type: 'mark' });
   });
-
   // §19: a second pull request of the same repository, in the same base directory (its store).
   log('reviewing a second pull request of the same repository');
   const intervals2: Array<[number, number]> = [];
@@ -288,6 +292,16 @@ async function main(): Promise<void> {
     firstPrFetchShare: share(fetchedAt, wallMs),
     firstPrFetchShareExcludingModel: share(fetchedAt, wallMs - modelMs),
   };
+
+  // Same-run baseline: the old single prompt (whole diff, diff order, 400,000-char cap).
+  const files = await platform.listPullRequestFiles('acme/monorepo', 7);
+  const baselineText = annotateDiff(toFileDiffs(files));
+  const report = await new Promise<Report>((resolve) => {
+    child.on('message', (m) => {
+      if ((m as Report).type === 'report') resolve(m as Report);
+    });
+    child.send({ type: 'report', baselineText });
+  });
 
   const receipt = outcome.result.receipt!;
   const waitExcludingModelMs = Math.round(wallMs - modelMs);

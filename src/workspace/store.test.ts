@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -203,5 +204,33 @@ describe('repository object store', () => {
     expect((await prepareWorkspace(opts)).action).toBe('updated');
     await fsckClean(dir);
     expect(await readBaseFile({ dir, sha: base, path: 'a.txt', cloneUrl: url, credentials })).toBe('base\n');
+  });
+  it('serializes store updates of two processes (built modules) on one base directory', async () => {
+    const url = await fx.createRepo('acme/widgets', bigTree());
+    const heads: string[] = [];
+    for (const n of [1, 2]) {
+      await fx.git(fx.workPath('acme/widgets'), 'checkout', '--quiet', 'main');
+      heads.push(await fx.commit('acme/widgets', { [`p${n}.txt`]: `${n}\n` }, { branch: `b${n}` }));
+    }
+    const module = fileURLToPath(new URL('../../dist/src/workspace/workspace.js', import.meta.url));
+    const script = `const { prepareWorkspace } = await import(process.argv[1]);
+      const o = JSON.parse(process.argv[2]);
+      o.credentials.password = process.env.TEST_TOKEN;
+      const r = await prepareWorkspace(o);
+      process.stdout.write(r.headSha);`;
+    const run = (n: number) => {
+      const options = { ...prepareOptions(fx, url, { prNumber: n, branch: `b${n}` }) };
+      const args = JSON.stringify({ ...options, credentials: { username: 'x-access-token', password: '' } });
+      return execFileAsync(process.execPath, ['--input-type=module', '-e', script, module, args], {
+        env: { PATH: process.env.PATH, TEST_TOKEN: fx.token },
+      });
+    };
+    const [one, two] = await Promise.all([run(1), run(2)]);
+    expect([one.stdout, two.stdout]).toEqual(heads);
+    const store = storePaths(path.join(fx.baseDir, 'github/acme/widgets')).gitDir;
+    await fsckClean(store);
+    expect(await fx.git(store, 'for-each-ref', '--format=%(refname)', 'refs/reviewbot/')).toBe(
+      'refs/reviewbot/pr-1\nrefs/reviewbot/pr-2',
+    );
   });
 });

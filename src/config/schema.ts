@@ -34,142 +34,154 @@ const quantity = z
   .regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/, 'must be a Kubernetes quantity');
 
 /** The YAML document after environment overrides, as validated. */
-export const rawConfigSchema = z
-  .strictObject({
-    webhook: z
-      .strictObject({
-        host: nonEmpty.default('0.0.0.0'),
-        port: z.int().min(1).max(65535).default(8080),
-        max_concurrent_jobs: z.int().min(1).default(4),
-      })
-      .prefault({}),
-    reviewer: z
-      .strictObject({
-        bot_username: nonEmpty.optional(),
-        triggers: z.array(z.enum(TRIGGERS)).default([]),
-      })
-      .prefault({}),
-    worker: z.strictObject({ bot_username: nonEmpty.optional() }).prefault({}),
-    access: z
-      .strictObject({
-        allowed_users: z.array(nonEmpty).default([]),
-        allowed_repos: z.array(nonEmpty.regex(/^[^/\s]+(\/[^/\s]+)+$/, 'must be <owner>/<repo>')).default([]),
-      })
-      .prefault({}),
-    agent: z
-      .strictObject({
-        provider: z.enum(PROVIDER_IDS).optional(),
-        model: nonEmpty.optional(),
-        max_turns: z.int().min(1).max(500).default(30),
-        base_url: z.url().optional(),
-        cli_path: nonEmpty.optional(),
-        /** §16: `auto` sandboxes tool subprocesses when bubblewrap works, else WORKER `Bash` is refused. */
-        sandbox: z.enum(SANDBOX_MODES).default('auto'),
-        /** §16: hosts a sandboxed tool may reach through the allowlisting proxy; `[]` = no network. */
-        sandbox_network: z.array(hostName).default([]),
-        /**
-         * §15: price override for the configured model, USD per million tokens of each kind; unset =
-         * the maintained price table (unknown there = `costUsd: null`).
-         */
-        pricing: z
-          .strictObject({
-            input_per_mtok: z.number().min(0),
-            output_per_mtok: z.number().min(0),
-            cache_write_per_mtok: z.number().min(0).optional(),
-            cache_read_per_mtok: z.number().min(0).optional(),
-          })
-          .optional(),
-      })
-      .prefault({}),
-    workspace: z
-      .strictObject({
-        base_dir: nonEmpty.default(path.join(os.tmpdir(), 'reviewbot-workspaces')),
-        cleanup_interval_hours: z.number().min(0).default(6),
-        /**
-         * §19, cluster mode: where the volume of `kubernetes.workspace_claim` is mounted in every Job
-         * pod (an absolute path); the pods' workspaces and object stores live there. Needs the claim.
-         */
-        shared_dir: nonEmpty.refine((dir) => path.isAbsolute(dir), 'must be an absolute path').optional(),
-      })
-      .prefault({}),
-    kubernetes: z
-      .strictObject({
-        image: nonEmpty.optional(),
-        namespace: nonEmpty.default('default'),
-        image_pull_policy: z.enum(['Always', 'Never', 'IfNotPresent']).optional(),
-        service_account: nonEmpty.optional(),
-        env_from_secrets: z.array(nonEmpty).default([]),
-        backoff_limit: z.int().min(0).default(0),
-        active_deadline_seconds: z.int().min(1).default(600),
-        ttl_after_finished: z.int().min(0).default(3600),
-        /**
-         * §19: a ReadWriteMany PersistentVolumeClaim mounted at `workspace.shared_dir` in every Job
-         * pod; unset = each pod clones into its own emptyDir. Needs `workspace.shared_dir`.
-         */
-        workspace_claim: z
-          .string()
-          .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a PersistentVolumeClaim name (RFC 1123 label)')
-          .max(253)
-          .optional(),
-        resources: z
-          .strictObject({
-            requests: z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() }).prefault({}),
-            limits: z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() }).prefault({}),
-          })
-          .prefault({}),
-      })
-      .prefault({}),
-    review: z
-      .strictObject({
-        /** §13: review only the changes since the last reviewed head when it is an ancestor. */
-        incremental: z.boolean().default(true),
-        /** §14: server-wide review instructions; a repository's own rules add to them. */
-        instructions: nonEmpty.optional(),
-        /** §14/§15: globs of files never shown to the model nor commented on. */
-        ignore: z.array(nonEmpty).default([]),
-        /** §14: inline findings per review; the rest go to the body. Unset = no limit. */
-        max_comments: z.int().min(0).optional(),
-        /** §15: estimated diff tokens one agent run may receive (default sized for a 200k-token model). */
-        max_diff_tokens: z.int().min(1000).default(DEFAULT_MAX_DIFF_TOKENS),
-        /** §15: agent runs (parts) per review at most; hunks beyond are listed as not reviewed. */
-        max_parts: z.int().min(1).max(100).default(DEFAULT_MAX_PARTS),
-        /** §15: agent runs of one review in flight at once. */
-        max_parallel_runs: z.int().min(1).max(32).default(DEFAULT_MAX_PARALLEL_RUNS),
-        /** §15: hard cap on one review's cost in USD; unset = no cap. */
-        max_cost_usd: z.number().gt(0).optional(),
-        /** §18: `status` shows a job's progress next to the head commit; `off` shows nothing. */
-        progress: z.enum(['status', 'off']).default('status'),
-      })
-      .prefault({}),
-    store: z
-      .strictObject({
-        url: z
-          .string()
-          .regex(/^rediss?:\/\/[^\s]+$/, 'must be a redis:// or rediss:// URL')
-          .optional(),
-        key_ttl_seconds: z.int().min(1).default(86400),
-      })
-      .prefault({}),
-  })
-  .superRefine((config, ctx) => {
-    // §19: the claim is mounted at the shared directory; one without the other means nothing.
-    const dir = config.workspace.shared_dir;
-    const claim = config.kubernetes.workspace_claim;
-    if (claim !== undefined && dir === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['workspace', 'shared_dir'],
-        message: 'required when kubernetes.workspace_claim is set',
-      });
-    }
-    if (dir !== undefined && claim === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['kubernetes', 'workspace_claim'],
-        message: 'required when workspace.shared_dir is set',
-      });
-    }
-  });
+/**
+ * §19: `kubernetes.workspace_claim` is mounted at `workspace.shared_dir`; one without the other
+ * means nothing, so each names the other as required.
+ */
+function checkSharedWorkspace(
+  config: {
+    workspace: { shared_dir?: string | undefined };
+    kubernetes: { workspace_claim?: string | undefined };
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const dir = config.workspace.shared_dir;
+  const claim = config.kubernetes.workspace_claim;
+  if (claim !== undefined && dir === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['workspace', 'shared_dir'],
+      message: 'required when kubernetes.workspace_claim is set',
+    });
+  }
+  if (dir !== undefined && claim === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['kubernetes', 'workspace_claim'],
+      message: 'required when workspace.shared_dir is set',
+    });
+  }
+}
+
+export const rawConfigSchema = z.strictObject({
+  webhook: z
+    .strictObject({
+      host: nonEmpty.default('0.0.0.0'),
+      port: z.int().min(1).max(65535).default(8080),
+      max_concurrent_jobs: z.int().min(1).default(4),
+    })
+    .prefault({}),
+  reviewer: z
+    .strictObject({
+      bot_username: nonEmpty.optional(),
+      triggers: z.array(z.enum(TRIGGERS)).default([]),
+    })
+    .prefault({}),
+  worker: z.strictObject({ bot_username: nonEmpty.optional() }).prefault({}),
+  access: z
+    .strictObject({
+      allowed_users: z.array(nonEmpty).default([]),
+      allowed_repos: z.array(nonEmpty.regex(/^[^/\s]+(\/[^/\s]+)+$/, 'must be <owner>/<repo>')).default([]),
+    })
+    .prefault({}),
+  agent: z
+    .strictObject({
+      provider: z.enum(PROVIDER_IDS).optional(),
+      model: nonEmpty.optional(),
+      max_turns: z.int().min(1).max(500).default(30),
+      base_url: z.url().optional(),
+      cli_path: nonEmpty.optional(),
+      /** §16: `auto` sandboxes tool subprocesses when bubblewrap works, else WORKER `Bash` is refused. */
+      sandbox: z.enum(SANDBOX_MODES).default('auto'),
+      /** §16: hosts a sandboxed tool may reach through the allowlisting proxy; `[]` = no network. */
+      sandbox_network: z.array(hostName).default([]),
+      /**
+       * §15: price override for the configured model, USD per million tokens of each kind; unset =
+       * the maintained price table (unknown there = `costUsd: null`).
+       */
+      pricing: z
+        .strictObject({
+          input_per_mtok: z.number().min(0),
+          output_per_mtok: z.number().min(0),
+          cache_write_per_mtok: z.number().min(0).optional(),
+          cache_read_per_mtok: z.number().min(0).optional(),
+        })
+        .optional(),
+    })
+    .prefault({}),
+  workspace: z
+    .strictObject({
+      base_dir: nonEmpty.default(path.join(os.tmpdir(), 'reviewbot-workspaces')),
+      cleanup_interval_hours: z.number().min(0).default(6),
+      /**
+       * §19, cluster mode: where the volume of `kubernetes.workspace_claim` is mounted in every Job
+       * pod (an absolute path); the pods' workspaces and object stores live there. Needs the claim.
+       */
+      shared_dir: nonEmpty.refine((dir) => path.isAbsolute(dir), 'must be an absolute path').optional(),
+    })
+    .prefault({}),
+  kubernetes: z
+    .strictObject({
+      image: nonEmpty.optional(),
+      namespace: nonEmpty.default('default'),
+      image_pull_policy: z.enum(['Always', 'Never', 'IfNotPresent']).optional(),
+      service_account: nonEmpty.optional(),
+      env_from_secrets: z.array(nonEmpty).default([]),
+      backoff_limit: z.int().min(0).default(0),
+      active_deadline_seconds: z.int().min(1).default(600),
+      ttl_after_finished: z.int().min(0).default(3600),
+      /**
+       * §19: a ReadWriteMany PersistentVolumeClaim mounted at `workspace.shared_dir` in every Job
+       * pod; unset = each pod clones into its own emptyDir. Needs `workspace.shared_dir`.
+       */
+      workspace_claim: z
+        .string()
+        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a PersistentVolumeClaim name (RFC 1123 label)')
+        .max(253)
+        .optional(),
+      resources: z
+        .strictObject({
+          requests: z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() }).prefault({}),
+          limits: z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() }).prefault({}),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  review: z
+    .strictObject({
+      /** §13: review only the changes since the last reviewed head when it is an ancestor. */
+      incremental: z.boolean().default(true),
+      /** §14: server-wide review instructions; a repository's own rules add to them. */
+      instructions: nonEmpty.optional(),
+      /** §14/§15: globs of files never shown to the model nor commented on. */
+      ignore: z.array(nonEmpty).default([]),
+      /** §14: inline findings per review; the rest go to the body. Unset = no limit. */
+      max_comments: z.int().min(0).optional(),
+      /** §15: estimated diff tokens one agent run may receive (default sized for a 200k-token model). */
+      max_diff_tokens: z.int().min(1000).default(DEFAULT_MAX_DIFF_TOKENS),
+      /** §15: agent runs (parts) per review at most; hunks beyond are listed as not reviewed. */
+      max_parts: z.int().min(1).max(100).default(DEFAULT_MAX_PARTS),
+      /** §15: agent runs of one review in flight at once. */
+      max_parallel_runs: z.int().min(1).max(32).default(DEFAULT_MAX_PARALLEL_RUNS),
+      /** §15: hard cap on one review's cost in USD; unset = no cap. */
+      max_cost_usd: z.number().gt(0).optional(),
+      /** §18: `status` shows a job's progress next to the head commit; `off` shows nothing. */
+      progress: z.enum(['status', 'off']).default('status'),
+    })
+    .prefault({}),
+  store: z
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^rediss?:\/\/[^\s]+$/, 'must be a redis:// or rediss:// URL')
+        .optional(),
+      key_ttl_seconds: z.int().min(1).default(86400),
+    })
+    .prefault({}),
+});
+
+/** `rawConfigSchema` with the checks across keys (§19's shared workspace pair); what start-up parses. */
+export const configSchema = rawConfigSchema.superRefine(checkSharedWorkspace);
 
 /** Validated configuration, snake_case as in YAML. */
 export type RawConfig = z.output<typeof rawConfigSchema>;

@@ -2,7 +2,7 @@ import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '../../../test/support/fake-k8s/validate-job.js';
-import { rawConfigSchema, type RawConfig } from '../../config/schema.js';
+import { configSchema, rawConfigSchema, type RawConfig } from '../../config/schema.js';
 import { makeComment, makePayload } from '../../jobs/records.test-helper.js';
 import { buildJobSpec } from './job-spec.js';
 
@@ -51,6 +51,7 @@ describe('buildJobSpec', () => {
   });
 
   it('refuses a workspace claim without a shared directory and the reverse', () => {
+    const config = (overrides: Record<string, unknown>) => configSchema.parse(overrides);
     expect(() => config({ kubernetes: { image: 'img:1', workspace_claim: 'rb-ws' } })).toThrow(/shared_dir/);
     expect(() => config({ workspace: { shared_dir: '/shared' } })).toThrow(/workspace_claim/);
     expect(() =>

@@ -19,7 +19,11 @@
  *   shallow clone of the 3,000-file head is most of it), `fetchMs` (pull request, clone and file
  *   list, fetched concurrently) and `wallAfterFetchExcludingModelMs` (triage, parts, prompts,
  *   filtering, receipt and posting);
- * - `peakRssMb` (target ≤ 400).
+ * - `peakRssMb` (target ≤ 400);
+ * - `secondPr` (CONTRACT §19): a second pull request of the same repository (one more file on the
+ *   first's head) reviewed in the same base directory, so its head comes from the repository's
+ *   object store: `fetchMs`, `wallMs` and `fetchShare` (of wall time; also excluding model time),
+ *   beside the first pull request's shares as the same-run baseline (a full fetch of the head).
  *
  * Progress goes to stderr. Exit code 0 whether or not the targets are met.
  */
@@ -43,6 +47,7 @@ import { estimateTokens } from '../src/review/parts.js';
 import { postReview } from '../src/review/post-review.js';
 import { startFakeAnthropic, type RecordedLlmRequest } from '../test/support/fake-llm/index.js';
 import { startFakeGitHub } from '../test/support/fake-github/index.js';
+import { commitToBranch } from '../test/support/git-fixtures.js';
 import { createLargePr } from '../test/support/large-pr.js';
 
 const TOKEN = 'ghp_benchLargePrToken0123456789abcdef';
@@ -96,15 +101,40 @@ async function runFakes(): Promise<void> {
     title: 'A large change',
     body: '',
   });
+  // A second pull request of the same repository (§19): one more file on top of the first's head.
+  commitToBranch(pr.bareRepoPath, {
+    branch: 'feature-2',
+    from: 'origin/feature',
+    message: 'a follow-up',
+    changes: { write: { 'docs/FOLLOW-UP.md': 'One more note.\n' } },
+  });
+  await github.addPullRequest({
+    owner: 'acme',
+    repo: 'monorepo',
+    number: 8,
+    bareRepoPath: pr.bareRepoPath,
+    base: 'main',
+    head: 'feature-2',
+    title: 'A follow-up',
+    body: '',
+  });
   const llm = await startFakeAnthropic({ apiKey: KEY, script: reviewer });
   process.send?.({ type: 'ready', githubUrl: github.url, llmUrl: llm.url } satisfies Ready);
+  // The first review's requests end at `mark` (set before the second pull request is reviewed).
+  let mark: number | undefined;
   process.on('message', (message: { type: string; baselineText?: string }) => {
+    if (message.type === 'mark') {
+      mark = llm.requests.length;
+      process.send?.({ type: 'marked' });
+      return;
+    }
     if (message.type !== 'report') return;
+    const requests = llm.requests.slice(0, mark ?? llm.requests.length);
     const counts = new Map<string, number>();
     let skippedShown = false;
     let maxPromptTokens = 0;
     let maxDiffTokens = 0;
-    for (const request of llm.requests) {
+    for (const request of requests) {
       const text = request.messages.map((m) => m.text).join('\n');
       for (const m of text.matchAll(/\b(?:mk|base)_\w+/g)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
       if (JSON.stringify(request.body).includes('skip_')) skippedShown = true;
@@ -126,8 +156,8 @@ async function runFakes(): Promise<void> {
     const baselineShown = [...pr.reviewMarkers].filter((m) => baseline.has(m)).length;
     const report: Report = {
       type: 'report',
-      agentRuns: llm.requests.length,
-      synthesisRequests: llm.requests.filter((r) => r.toolNames.length === 0).length,
+      agentRuns: requests.length,
+      synthesisRequests: requests.filter((r) => r.toolNames.length === 0).length,
       shownShare: shown / pr.reviewMarkers.size,
       repeatedMarkers: [...counts.values()].filter((n) => n > 1).length,
       skippedShown,
@@ -224,6 +254,45 @@ async function main(): Promise<void> {
   const modelMs = unionMs(intervals);
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
 
+  await new Promise<void>((resolve) => {
+    child.on('message', (m) => {
+      if ((m as { type: string }).type === 'marked') resolve();
+    });
+    child.send({ type: 'mark' });
+  });
+  // §19: a second pull request of the same repository, in the same base directory (its store).
+  log('reviewing a second pull request of the same repository');
+  const intervals2: Array<[number, number]> = [];
+  let fetchedAt2 = 0;
+  const started2 = performance.now();
+  await executeReview({
+    platform,
+    runner: timedRunner(inner, intervals2),
+    repoFullName: 'acme/monorepo',
+    prNumber: 8,
+    baseDir,
+    maxTurns: 10,
+    logger: silentLogger(),
+    limits,
+    onEvent: (event) => {
+      if (event.type === 'phase' && event.phase === 'diff' && /^\d+ files, /.test(event.message))
+        fetchedAt2 = performance.now() - started2;
+    },
+  });
+  const wall2 = performance.now() - started2;
+  const model2 = unionMs(intervals2);
+  rmSync(baseDir, { recursive: true, force: true });
+  const share = (fetch: number, wall: number) => Number((fetch / wall).toFixed(3));
+  const secondPr = {
+    wallMs: Math.round(wall2),
+    fetchMs: Math.round(fetchedAt2),
+    fetchShare: share(fetchedAt2, wall2),
+    fetchShareExcludingModel: share(fetchedAt2, wall2 - model2),
+    // Same-run baseline: the first pull request, whose fetch is a full clone of the head.
+    firstPrFetchShare: share(fetchedAt, wallMs),
+    firstPrFetchShareExcludingModel: share(fetchedAt, wallMs - modelMs),
+  };
+
   // Same-run baseline: the old single prompt (whole diff, diff order, 400,000-char cap).
   const files = await platform.listPullRequestFiles('acme/monorepo', 7);
   const baselineText = annotateDiff(toFileDiffs(files));
@@ -233,7 +302,6 @@ async function main(): Promise<void> {
     });
     child.send({ type: 'report', baselineText });
   });
-  rmSync(baseDir, { recursive: true, force: true });
 
   const receipt = outcome.result.receipt!;
   const waitExcludingModelMs = Math.round(wallMs - modelMs);
@@ -261,6 +329,7 @@ async function main(): Promise<void> {
     fetchMs: Math.round(fetchedAt),
     wallAfterFetchExcludingModelMs: Math.round(wallMs - fetchedAt - modelMs),
     peakRssMb: Math.round(peakRssMb),
+    secondPr,
     targets: TARGETS,
     pass:
       report.shownShare >= TARGETS.shownShare &&

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { ENV_BINDINGS, coerceEnvValue } from './env.js';
-import { rawConfigSchema, type RawConfig } from './schema.js';
+import { configSchema, type RawConfig } from './schema.js';
 
 /** Where configuration comes from. */
 export interface LoadConfigOptions {
@@ -83,7 +83,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     setPath(raw, binding.path, coerceEnvValue(value, binding.kind));
     fromEnv.set(binding.path.join('.'), binding.env);
   }
-  const parsed = rawConfigSchema.safeParse(raw);
+  const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => {
       const keys = issue.path.map(String);

@@ -34,6 +34,35 @@ const quantity = z
   .regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/, 'must be a Kubernetes quantity');
 
 /** The YAML document after environment overrides, as validated. */
+/**
+ * §19: `kubernetes.workspace_claim` is mounted at `workspace.shared_dir`; one without the other
+ * means nothing, so each names the other as required.
+ */
+function checkSharedWorkspace(
+  config: {
+    workspace: { shared_dir?: string | undefined };
+    kubernetes: { workspace_claim?: string | undefined };
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const dir = config.workspace.shared_dir;
+  const claim = config.kubernetes.workspace_claim;
+  if (claim !== undefined && dir === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['workspace', 'shared_dir'],
+      message: 'required when kubernetes.workspace_claim is set',
+    });
+  }
+  if (dir !== undefined && claim === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['kubernetes', 'workspace_claim'],
+      message: 'required when workspace.shared_dir is set',
+    });
+  }
+}
+
 export const rawConfigSchema = z.strictObject({
   webhook: z
     .strictObject({
@@ -84,6 +113,11 @@ export const rawConfigSchema = z.strictObject({
     .strictObject({
       base_dir: nonEmpty.default(path.join(os.tmpdir(), 'reviewbot-workspaces')),
       cleanup_interval_hours: z.number().min(0).default(6),
+      /**
+       * §19, cluster mode: where the volume of `kubernetes.workspace_claim` is mounted in every Job
+       * pod (an absolute path); the pods' workspaces and object stores live there. Needs the claim.
+       */
+      shared_dir: nonEmpty.refine((dir) => path.isAbsolute(dir), 'must be an absolute path').optional(),
     })
     .prefault({}),
   kubernetes: z
@@ -96,6 +130,15 @@ export const rawConfigSchema = z.strictObject({
       backoff_limit: z.int().min(0).default(0),
       active_deadline_seconds: z.int().min(1).default(600),
       ttl_after_finished: z.int().min(0).default(3600),
+      /**
+       * §19: a ReadWriteMany PersistentVolumeClaim mounted at `workspace.shared_dir` in every Job
+       * pod; unset = each pod clones into its own emptyDir. Needs `workspace.shared_dir`.
+       */
+      workspace_claim: z
+        .string()
+        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a PersistentVolumeClaim name (RFC 1123 label)')
+        .max(253)
+        .optional(),
       resources: z
         .strictObject({
           requests: z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() }).prefault({}),
@@ -136,6 +179,9 @@ export const rawConfigSchema = z.strictObject({
     })
     .prefault({}),
 });
+
+/** `rawConfigSchema` with the checks across keys (§19's shared workspace pair); what start-up parses. */
+export const configSchema = rawConfigSchema.superRefine(checkSharedWorkspace);
 
 /** Validated configuration, snake_case as in YAML. */
 export type RawConfig = z.output<typeof rawConfigSchema>;

@@ -275,6 +275,8 @@ describe('createWorkspaceCleaner.runOnce', () => {
       depsRemoved: [],
       emptyRemoved: [],
       oldLayoutRemoved: [],
+      storesRemoved: [],
+      storesCollected: [],
     });
   });
 });

@@ -2,7 +2,9 @@
  * The workspace cleaner (seed "Cleaner lifecycle" and components table, CONTRACT §11): removes the
  * workspaces of the older layout once, deletes the workspaces of pull requests that are no longer
  * open, asking each workspace's platform for its state, keeps a workspace whenever a platform call
- * fails, then removes orphaned `.deps/` directories and empty parent directories. It never deletes
+ * fails, then removes orphaned `.deps/` directories, looks after each repository's object store
+ * (CONTRACT §19, `maintainStore`: removed when no workspace of the repository remains, refs of
+ * removed workspaces dropped and a bounded `git gc`), and removes empty parent directories. It never deletes
  * a directory that holds a workspace in use: every removal runs under the process-wide tree lock
  * (`processWorkspaceLock.tryRun`) and is skipped when a job holds or awaits the lock of that
  * directory or of anything inside it. `runOnce()` at start-up; `start()` repeats it every
@@ -15,6 +17,7 @@ import type { Logger } from '../logger.js';
 import { PLATFORM_NAMES, type Platform, type PlatformName } from '../platforms/types.js';
 import { processWorkspaceLock } from '../workspace/lock.js';
 import { migrateWorkspaceLayout } from '../workspace/layout-migration.js';
+import { findStores, maintainStore } from '../workspace/store-maintenance.js';
 import { PR_DIR } from '../workspace/workspace-path.js';
 
 /** A `pr-<N>` workspace found under `<base>/<platform>/`. */
@@ -50,6 +53,10 @@ export interface CleanReport {
   emptyRemoved: string[];
   /** Workspaces of the older layout removed (only in the first round after an upgrade). */
   oldLayoutRemoved: string[];
+  /** Repository directories whose object store was removed (no workspace of it remained). */
+  storesRemoved: string[];
+  /** Repository directories whose store was garbage-collected this round. */
+  storesCollected: string[];
 }
 
 /** The cleaner's controls. */
@@ -65,7 +72,7 @@ export interface WorkspaceCleaner {
 /** Longest delay `setTimeout` accepts, ms (2^31 - 1). */
 const MAX_TIMER_MS = 2_147_483_647;
 /** Directories inside a repository directory that are not searched for workspaces. */
-const NOT_SEARCHED = new Set(['.deps', '.git']);
+const NOT_SEARCHED = new Set(['.deps', '.git', '.store']);
 /** Deepest directory looked at below a platform directory (GitLab: at most 22 segments). */
 const MAX_DEPTH = 24;
 
@@ -173,6 +180,8 @@ export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): Worksp
       depsRemoved: [],
       emptyRemoved: [],
       oldLayoutRemoved: [],
+      storesRemoved: [],
+      storesCollected: [],
     };
     const touched = new Set<string>();
     try {
@@ -213,6 +222,17 @@ export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): Worksp
         if (!done.ran || !done.value) continue;
         report.depsRemoved.push(deps);
         touched.add(repoDir);
+      }
+      for (const repoDir of await findStores(root, PLATFORM_NAMES)) {
+        try {
+          const upkeep = await maintainStore(repoDir);
+          if (upkeep.action === 'removed') {
+            report.storesRemoved.push(repoDir);
+            touched.add(repoDir);
+          } else if (upkeep.action === 'kept' && upkeep.gc) report.storesCollected.push(repoDir);
+        } catch (error) {
+          logger.warn({ dir: repoDir, err: describeError(error) }, 'object store upkeep failed');
+        }
       }
       for (const dir of touched) await removeEmptyUpwards(dir, report);
     } catch (error) {
@@ -264,7 +284,8 @@ async function findDepsDirs(root: string): Promise<string[]> {
       const full = path.join(dir, entry.name);
       if (entry.name === '.deps') {
         if (depth >= 2) out.push(full);
-      } else if (entry.name !== '.git' && !PR_DIR.test(entry.name)) await walk(full, depth + 1);
+      } else if (entry.name !== '.git' && entry.name !== '.store' && !PR_DIR.test(entry.name))
+        await walk(full, depth + 1);
     }
   }
   for (const platform of PLATFORM_NAMES) await walk(path.join(root, platform), 0);

@@ -6,6 +6,7 @@ import type { GitCredentials } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { GitError } from '../errors.js';
 import { assertBranchName, assertSafeCloneUrl, runGit } from './git.js';
+import { alternatesProblem } from './alternates.js';
 import { inspectLocalConfig, type GitRunner } from './local-config.js';
 
 /** Options of `commitAndPush`. */
@@ -45,7 +46,8 @@ export type CommitAndPushResult = { sha: string } | { nothingToCommit: true };
  *
  * Throws GitError (secret-free message) for an invalid branch name, a `cloneUrl` that is not
  * http(s) or carries credentials, a workspace whose local git configuration holds keys a clone does
- * not write (see `inspectLocalConfig`; nothing is committed then), or when a git step fails, e.g. the push is rejected as
+ * not write (see `inspectLocalConfig`) or that borrows objects from anywhere but its repository's
+ * store (`alternatesProblem`; nothing is committed then), or when a git step fails, e.g. the push is rejected as
  * non-fast-forward or the credentials are refused; the local commit then stays in `dir`.
  */
 export async function commitAndPush(
@@ -63,6 +65,9 @@ export async function commitAndPush(
       `refusing to push from ${dir}: its git configuration was modified (${untrustedKeys.slice(0, 5).join(', ')})`,
     );
   }
+  // A push packs objects from wherever the workspace borrows them: only its own repository's store.
+  const borrowing = await alternatesProblem(dir);
+  if (borrowing !== undefined) throw new GitError(`refusing to push from ${dir}: it ${borrowing}`);
   await runGit(['add', '--all'], base);
   const { stdout: status } = await runGit(['status', '--porcelain', '--untracked-files=no'], base);
   if (status.trim() === '') return { nothingToCommit: true };

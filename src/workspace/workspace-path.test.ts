@@ -59,6 +59,8 @@ describe('workspacePath', () => {
     ['acme/pr-0'],
     ['acme/.deps'],
     ['acme/.DEPS/app'],
+    ['acme/app/.store'],
+    ['acme/.Store/app'],
   ])('refuses %j: a segment could be taken for a layout directory', (repo) => {
     expect(() => workspacePath(base, 'gitlab', repo, 1)).toThrow(/could be taken for a workspace directory/);
   });

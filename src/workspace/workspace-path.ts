@@ -1,8 +1,9 @@
 /**
  * Workspace directory layout (CONTRACT §11): `<base>/<platform>/<owner>/<repo>/pr-<N>` per pull
  * request (GitLab: the full project path, `<base>/gitlab/<group>/<subgroup>/<project>/pr-<N>`) and
- * `<base>/<platform>/<owner>/<repo>/.deps` shared per repository; §19's object store will live in
- * the same repository directory. The platform is the first level, so equal names on two platforms
+ * `<base>/<platform>/<owner>/<repo>/.deps` shared per repository; §19's object store lives in the
+ * same repository directory: `<repo dir>/.store/git` (a bare repository) beside its lock
+ * `<repo dir>/.store/lock`. The platform is the first level, so equal names on two platforms
  * never share or nest a workspace; dot-names at the base level (`.learnings`, `.reviewbot-agent`,
  * the layout marker) are never a platform.
  */
@@ -25,11 +26,14 @@ export const PR_DIR = /^pr-([1-9][0-9]*)$/;
  */
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
+/** Directory of a repository's object store and its lock (CONTRACT §19), inside the repository directory. */
+export const STORE_DIR = '.store';
+
 /**
- * Segments that could be taken for a layout directory (CONTRACT §11): `pr-<digits>` and `.deps`,
- * in any letter case (a case-insensitive file system would treat `PR-7` as `pr-7`).
+ * Segments that could be taken for a layout directory (CONTRACT §11, §19): `pr-<digits>`, `.deps`
+ * and `.store`, in any letter case (a case-insensitive file system would treat `PR-7` as `pr-7`).
  */
-const LAYOUT_NAME = /^(pr-[0-9]+|\.deps)$/i;
+const LAYOUT_NAME = /^(pr-[0-9]+|\.deps|\.store)$/i;
 
 /** A platform directory name: lower-case letters, digits and `-`, never a dot-name. */
 const PLATFORM_SEGMENT = /^[a-z][a-z0-9-]*$/;
@@ -38,7 +42,7 @@ const PLATFORM_SEGMENT = /^[a-z][a-z0-9-]*$/;
  * Splits `repoFullName` (`owner/repo`, GitLab `group/sub/project`) into checked segments.
  * Throws UsageError on fewer than two segments, an empty, `.` or `..` segment, an absolute name,
  * any character outside `[A-Za-z0-9_.-]` (so no segment can leave the base directory), or a
- * segment that could be taken for a layout directory (`pr-<N>`, `.deps`), which would nest one
+ * segment that could be taken for a layout directory (`pr-<N>`, `.deps`, `.store`), which would nest one
  * workspace inside another (e.g. GitLab project `acme/app/pr-7` inside `acme/app`'s `pr-7`).
  */
 export function repoPathSegments(repoFullName: string): string[] {
@@ -99,4 +103,24 @@ export function workspacePath(
  */
 export function depsPath(baseDir: string, platform: PlatformName, repoFullName: string): string {
   return path.join(repositoryDir(baseDir, platform, repoFullName), '.deps');
+}
+
+/**
+ * The object store of the repository whose workspaces live in `repoDir` (CONTRACT §19): the bare
+ * repository `<repoDir>/.store/git` and its cross-process lock directory `<repoDir>/.store/lock`.
+ */
+export function storePaths(repoDir: string): { root: string; gitDir: string; lockDir: string } {
+  const root = path.join(repoDir, STORE_DIR);
+  return { root, gitDir: path.join(root, 'git'), lockDir: path.join(root, 'lock') };
+}
+
+/**
+ * The objects directory of the store a `pr-<N>` workspace borrows from (its only allowed
+ * `objects/info/alternates` entry): `<dirname(workspace)>/.store/git/objects`; undefined when
+ * `workspaceDir` is not named `pr-<N>`.
+ */
+export function storeObjectsDirOf(workspaceDir: string): string | undefined {
+  const resolved = path.resolve(workspaceDir);
+  if (!PR_DIR.test(path.basename(resolved))) return undefined;
+  return path.join(storePaths(path.dirname(resolved)).gitDir, 'objects');
 }

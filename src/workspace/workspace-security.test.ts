@@ -34,7 +34,7 @@ describe('prepareWorkspace: credentials', () => {
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitError);
     const message = (error as GitError).message;
-    expect(message).toMatch(/git clone failed/);
+    expect(message).toMatch(/git fetch failed/);
     expect(message).not.toContain(wrong);
     expect(message).not.toContain(fx.token);
     expect(fx.handler.requests.some((r) => !r.authorized)).toBe(true);

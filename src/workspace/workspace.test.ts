@@ -116,10 +116,10 @@ describe('prepareWorkspace: unusable directories are cloned fresh', () => {
     expect((await readdir(result.dir)).sort()).toEqual(['.git', 'second.txt']);
   });
 
-  it('clones again when the local history is broken', async () => {
+  it('clones again when the local repository is broken', async () => {
     const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
     const { dir } = await prepareWorkspace(options(url));
-    await writeFile(path.join(dir, '.git/shallow'), 'not a commit id\n');
+    await writeFile(path.join(dir, '.git/index'), 'not an index\n');
     await writeFile(path.join(dir, 'stale.txt'), 'x');
     const next = await fx.commit('acme/widgets', { 'b.txt': 'b\n' });
 

@@ -1,11 +1,14 @@
 /**
- * The git workspace of one pull request (seed "Git workspace", CONTRACT §11): a shallow clone of the
- * head branch at `<base>/<platform>/<owner>/<repo>/pr-<N>`, brought up to date by fetch + hard
- * reset + clean, or removed and cloned fresh when it is not a usable clone of the repository.
+ * The git workspace of one pull request (seed "Git workspace", CONTRACT §11, §19): a working tree of
+ * the head branch at `<base>/<platform>/<owner>/<repo>/pr-<N>` whose own `.git` borrows the objects
+ * of the repository's shared store (`store.ts`, through `objects/info/alternates`). The head is
+ * fetched (depth 1) into the store, which then receives only the objects it lacks; the workspace is
+ * brought to it by hard reset + clean, or made afresh when it is not a usable workspace of the
+ * repository.
  *
  * Callers that may touch the same pull request concurrently wrap calls in `withWorkspaceLock`.
  */
-import { lstat, mkdir, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError, describeError } from '../errors.js';
 import type { GitCredentials, PlatformName } from '../platforms/types.js';
@@ -13,12 +16,22 @@ import type { SecretMasker } from '../secrets.js';
 import { assertBranchName, assertSafeCloneUrl, runGit } from './git.js';
 import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
+import { alternatesProblem } from './alternates.js';
+import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from './store.js';
 import { workspacePath } from './workspace-path.js';
 
-export { depsPath, repoPathSegments, repositoryDir, workspacePath } from './workspace-path.js';
+export {
+  depsPath,
+  repoPathSegments,
+  repositoryDir,
+  storeObjectsDirOf,
+  storePaths,
+  workspacePath,
+} from './workspace-path.js';
 export { withWorkspaceLock, createWorkspaceLock } from './lock.js';
 export type { WorkspaceLock } from './lock.js';
 export { migrateWorkspaceLayout } from './layout-migration.js';
+export { alternatesProblem, borrowedStoreObjects } from './alternates.js';
 
 /** Options of `prepareWorkspace`. */
 export interface PrepareWorkspaceOptions {
@@ -54,17 +67,6 @@ export interface PreparedWorkspace {
   action: 'cloned' | 'updated';
 }
 
-/**
- * Messages of failures that are about reaching the remote (auth, network, missing branch, time
- * limit) rather than about the local clone: those are rethrown, never "fixed" by cloning again.
- */
-const REMOTE_FAILURE =
-  /Authentication failed|could not read (Username|Password)|unable to access|Could not resolve|Failed to connect|Connection (refused|timed out|reset)|couldn't find remote ref|returned error: \d+|timed out after|aborted/i;
-
-function isRemoteFailure(error: unknown): boolean {
-  return error instanceof GitError && REMOTE_FAILURE.test(error.message);
-}
-
 /** Runs hardened git in a directory (`runGit` with this call's options bound). */
 type Git = (args: string[], cwd: string) => Promise<{ stdout: string; stderr: string }>;
 
@@ -76,26 +78,31 @@ async function removeDir(dir: string): Promise<void> {
 /**
  * Prepares the workspace of a pull request and returns its directory and head SHA.
  *
- * - No directory yet, or not a clone of `cloneUrl` (no real `.git` directory, another origin, or a
- *   local git configuration with keys a clone does not write, e.g. `http.proxy`): the directory is
- *   removed and `git clone --depth 1 --single-branch --no-tags --branch <branch>` runs.
- * - A clone of `cloneUrl`: `git fetch --depth 1 --no-tags origin <branch>`, `git clean -ffdx`
- *   (untracked and ignored files removed) and `git reset --hard` to the fetched commit; only clone
- *   and fetch get the credentials. If that fails for a local reason (broken history, corrupt
- *   objects, stale locks) the directory is removed and cloned fresh.
+ * First the head branch is fetched into the repository's store (`fetchIntoStore`, depth 1, under
+ * the store lock; only this fetch gets the credentials). Then:
+ * - No directory yet, or not a usable workspace (no real `.git` directory, another origin, a local
+ *   git configuration with keys a workspace does not hold, e.g. `http.proxy`, or objects borrowed
+ *   from anywhere but this repository's store): the directory is removed and made afresh — `git
+ *   init`, origin and branch configuration as `git clone --single-branch` writes them,
+ *   `objects/info/alternates` naming the store's objects, the store's `shallow` file, and `git
+ *   reset --hard` to the fetched commit.
+ * - A usable workspace: `git clean -ffdx` (untracked and ignored files removed) and `git reset
+ *   --hard` to the fetched commit. If that fails for a local reason the directory is made afresh;
+ *   if making it fails too (objects missing from a damaged store) the store is rebuilt once.
  *
  * Before the first workspace of a base directory is made, workspaces of the older layout are
  * removed (`migrateWorkspaceLayout`, once per base directory).
  *
  * Throws GitError (secret-free message) when the URL carries credentials or is not http(s), the
  * branch name is invalid, or git fails to reach the remote (auth, network, missing branch, time
- * limit, abort); UsageError for an invalid platform, repository name (also one with a `pr-<N>` or
- * `.deps` segment) or number.
+ * limit, abort); UsageError for an invalid platform, repository name (also one with a `pr-<N>`,
+ * `.deps` or `.store` segment) or number.
  */
 export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promise<PreparedWorkspace> {
   assertSafeCloneUrl(options.cloneUrl);
   assertBranchName(options.branch);
   const dir = workspacePath(options.baseDir, options.platform, options.repoFullName, options.prNumber);
+  const repoDir = path.dirname(dir);
   const label = `${options.repoFullName}#${options.prNumber}`;
   await mkdir(options.baseDir, { recursive: true });
   await migrateWorkspaceLayout(options.baseDir);
@@ -108,60 +115,63 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   const checkAborted = () => {
     if (options.signal?.aborted) throw new GitError(`preparing the workspace of ${label} was aborted`);
   };
+  const fetchHead = (rebuild = false) =>
+    withStoreLock(
+      repoDir,
+      () =>
+        fetchIntoStore(repoDir, options.cloneUrl, options.branch, options.prNumber, git, gitAuth, rebuild),
+      { signal: options.signal },
+    );
 
-  const problem = await cloneProblem(dir, options.cloneUrl, git);
+  const [problem, fetched] = await Promise.all([
+    workspaceProblem(dir, options.cloneUrl, git),
+    (async () => {
+      progress(`fetching ${label} (branch ${options.branch}) into the repository's store`);
+      return fetchHead();
+    })(),
+  ]);
+  let head: StoreHead = fetched;
   if (problem === undefined) {
-    progress(`updating workspace of ${label} (branch ${options.branch})`);
+    progress(`updating workspace of ${label}`);
     try {
-      const headSha = await updateClone(dir, options.branch, git, gitAuth);
-      progress(`workspace of ${label} at ${headSha}`);
-      return { dir, headSha, action: 'updated' };
+      await updateWorkspace(dir, options.branch, head, git);
+      progress(`workspace of ${label} at ${head.sha}`);
+      return { dir, headSha: head.sha, action: 'updated' };
     } catch (error) {
       if (isRemoteFailure(error)) throw error;
       checkAborted();
-      progress(`workspace of ${label} is unusable (${describeError(error)}); cloning it again`);
+      progress(`workspace of ${label} is unusable (${describeError(error)}); making it again`);
     }
   } else if (problem !== 'missing') {
-    progress(`workspace of ${label} is unusable (${problem}); cloning it again`);
+    progress(`workspace of ${label} is unusable (${problem}); making it again`);
   }
 
-  checkAborted();
-  await removeDir(dir);
-  await mkdir(path.dirname(dir), { recursive: true });
-  progress(`cloning ${label} (branch ${options.branch})`);
-  try {
-    await gitAuth(
-      [
-        'clone',
-        '--quiet',
-        '--depth',
-        '1',
-        '--single-branch',
-        '--no-tags',
-        '--no-recurse-submodules',
-        '--branch',
-        options.branch,
-        '--',
-        options.cloneUrl,
-        path.basename(dir),
-      ],
-      path.dirname(dir),
-    );
-  } catch (error) {
+  for (let attempt = 0; ; attempt += 1) {
+    checkAborted();
     await removeDir(dir);
-    throw error;
+    progress(`cloning ${label} (branch ${options.branch}) from the repository's store`);
+    try {
+      await createWorkspace(dir, options.cloneUrl, options.branch, head, git);
+      break;
+    } catch (error) {
+      await removeDir(dir);
+      if (attempt > 0 || isRemoteFailure(error)) throw error;
+      checkAborted();
+      progress(`the store of ${options.repoFullName} is damaged (${describeError(error)}); rebuilding it`);
+      head = await fetchHead(true);
+    }
   }
-  const headSha = await revParseHead(dir, git);
-  progress(`workspace of ${label} at ${headSha}`);
-  return { dir, headSha, action: 'cloned' };
+  progress(`workspace of ${label} at ${head.sha}`);
+  return { dir, headSha: head.sha, action: 'cloned' };
 }
 
 /**
- * Why `dir` is not a usable clone of `url`, or undefined when it is: `dir/.git` must be a real
- * directory (not a symlink or gitfile) of a repository whose only origin URL is `url` and whose
- * local configuration holds trusted keys only (see `inspectLocalConfig`).
+ * Why `dir` is not a usable workspace of `url`, or undefined when it is: `dir/.git` must be a real
+ * directory (not a symlink or gitfile) of a repository whose only origin URL is `url`, whose
+ * local configuration holds trusted keys only (see `inspectLocalConfig`) and which borrows objects
+ * from its repository's store and nowhere else (`alternatesProblem`).
  */
-async function cloneProblem(dir: string, url: string, git: Git): Promise<string | undefined> {
+async function workspaceProblem(dir: string, url: string, git: Git): Promise<string | undefined> {
   try {
     const stat = await lstat(path.join(dir, '.git'));
     if (!stat.isDirectory()) return '.git is not a directory';
@@ -174,46 +184,78 @@ async function cloneProblem(dir: string, url: string, git: Git): Promise<string 
     if (config.untrustedKeys.length > 0) {
       return `git configuration modified: ${config.untrustedKeys.slice(0, 5).join(', ')}`;
     }
-    return undefined;
   } catch {
     return 'not a git repository';
   }
+  return (await alternatesProblem(dir, true)) ?? undefined;
+}
+
+/** Writes `content` to `file` through a temporary file and a rename (readers never see half). */
+async function writeAtomically(file: string, content: string): Promise<void> {
+  const temporary = `${file}.reviewbot-${process.pid}.tmp`;
+  await writeFile(temporary, content);
+  await rename(temporary, file);
 }
 
 /**
- * Fetch (depth 1) + clean + hard reset; returns the new head SHA. `git clean -ffdx` runs while the
- * fetch is under way (it only reads the index, the fetch only writes objects and refs); cleaning
- * before the reset leaves the same tree as after it, since `reset --hard` overwrites untracked files
- * in its way and removes tracked files the new commit drops. The fetched commit is read from
- * `.git/FETCH_HEAD` (one `<sha>\t\tbranch '<name>' of <url>` line per fetched ref, git-fetch(1)), so
- * the reset targets exactly what was fetched and no extra `rev-parse` runs.
+ * The workspace's `shallow` file: the store's boundary plus the workspace's own entries (a base
+ * commit `readBaseFile` fetched into it with depth 1 stays marked, so its missing parent is no
+ * error); no file when both are empty.
  */
-async function updateClone(dir: string, branch: string, git: Git, gitAuth: Git): Promise<string> {
-  const tracking = `refs/remotes/origin/${branch}`;
-  const fetch = gitAuth(
-    [
-      'fetch',
-      '--quiet',
-      '--depth',
-      '1',
-      '--no-tags',
-      '--no-recurse-submodules',
-      'origin',
-      `+refs/heads/${branch}:${tracking}`,
-    ],
-    dir,
-  );
-  const clean = git(['clean', '-ffdxq'], dir);
-  const [fetched, cleaned] = await Promise.allSettled([fetch, clean]);
-  if (fetched.status === 'rejected') throw fetched.reason;
-  if (cleaned.status === 'rejected') throw cleaned.reason;
-  const fetchHead = await readFile(path.join(dir, '.git', 'FETCH_HEAD'), 'utf8');
-  const sha = /^([0-9a-f]{40}|[0-9a-f]{64})\t/.exec(fetchHead)?.[1];
-  await git(['reset', '--quiet', '--hard', sha ?? tracking], dir);
-  return sha ?? revParseHead(dir, git);
+async function writeShallow(dir: string, shallow: string): Promise<void> {
+  const file = path.join(dir, '.git', 'shallow');
+  const own = await readFile(file, 'utf8').catch(() => '');
+  const lines = [...new Set(`${shallow}\n${own}`.split('\n').filter((line) => line !== ''))];
+  if (lines.length === 0) await rm(file, { force: true });
+  else await writeAtomically(file, `${lines.join('\n')}\n`);
 }
 
-async function revParseHead(dir: string, git: Git): Promise<string> {
-  const { stdout } = await git(['rev-parse', '--verify', 'HEAD^{commit}'], dir);
-  return stdout.trim();
+/**
+ * Makes workspace `dir` (absent) from the store: `git init`, the configuration `git clone
+ * --single-branch --no-tags --branch <branch>` writes (reflogs off: the store may drop a
+ * superseded head), the alternates entry, the shallow boundary, and a checkout of `head.sha`.
+ */
+async function createWorkspace(
+  dir: string,
+  url: string,
+  branch: string,
+  head: StoreHead,
+  git: Git,
+): Promise<void> {
+  const parent = path.dirname(dir);
+  await mkdir(parent, { recursive: true });
+  await git(['init', '--quiet', `--initial-branch=${branch}`, path.basename(dir)], parent);
+  const settings: Array<[string, string]> = [
+    ['core.logAllRefUpdates', 'false'],
+    ['remote.origin.url', url],
+    ['remote.origin.fetch', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
+    [`branch.${branch}.remote`, 'origin'],
+    [`branch.${branch}.merge`, `refs/heads/${branch}`],
+  ];
+  for (const [key, value] of settings) await git(['config', '--local', key, value], dir);
+  await writeFile(
+    path.join(dir, '.git', 'objects', 'info', 'alternates'),
+    `${path.join(head.gitDir, 'objects')}\n`,
+  );
+  await writeShallow(dir, head.shallow);
+  await git(['update-ref', `refs/remotes/origin/${branch}`, head.sha], dir);
+  await git(['reset', '--quiet', '--hard', head.sha], dir);
+}
+
+/**
+ * Brings a usable workspace to `head.sha`: `git clean -ffdx` runs while the shallow boundary and
+ * the tracking ref are written (clean only reads the index), then `git reset --hard`. Cleaning
+ * before the reset leaves the same tree as after it, since `reset --hard` overwrites untracked
+ * files in its way and removes tracked files the new commit drops.
+ */
+async function updateWorkspace(dir: string, branch: string, head: StoreHead, git: Git): Promise<void> {
+  const clean = git(['clean', '-ffdxq'], dir);
+  const refs = (async () => {
+    await writeShallow(dir, head.shallow);
+    await git(['update-ref', `refs/remotes/origin/${branch}`, head.sha], dir);
+  })();
+  const [cleaned, written] = await Promise.allSettled([clean, refs]);
+  if (cleaned.status === 'rejected') throw cleaned.reason;
+  if (written.status === 'rejected') throw written.reason;
+  await git(['reset', '--quiet', '--hard', head.sha], dir);
 }

@@ -12,6 +12,8 @@ export interface GitHttpRequest {
   path: string;
   authorized: boolean;
   service: string | undefined;
+  /** Response body bytes sent so far (what git receives: advertisements, negotiation, packs). */
+  bytesSent: number;
 }
 
 /** Options of `createGitHttpHandler`. */
@@ -46,7 +48,14 @@ export function createGitHttpHandler(options: GitHttpOptions): GitHttpHandler {
       authorized = rest.join(':') === options.password;
     }
     const service = url.searchParams.get('service') ?? pathInfo.split('/').pop();
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, authorized, service });
+    const record: GitHttpRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      authorized,
+      service,
+      bytesSent: 0,
+    };
+    requests.push(record);
     if (!authorized) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"', 'Content-Type': 'text/plain' });
       res.end('authentication required\n');
@@ -73,6 +82,7 @@ export function createGitHttpHandler(options: GitHttpOptions): GitHttpHandler {
     let buffered = Buffer.alloc(0);
     child.stdout.on('data', (chunk: Buffer) => {
       if (headerDone) {
+        record.bytesSent += chunk.length;
         res.write(chunk);
         return;
       }
@@ -90,6 +100,7 @@ export function createGitHttpHandler(options: GitHttpOptions): GitHttpHandler {
         else headers[name] = value;
       }
       res.writeHead(status, headers);
+      record.bytesSent += buffered.length - (end + 4);
       res.write(buffered.subarray(end + 4));
     });
     child.stdout.on('end', () => res.end());

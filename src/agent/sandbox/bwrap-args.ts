@@ -51,6 +51,11 @@ export interface BwrapLayout {
   systemEntries: Record<string, HostEntry>;
   /** Extra read-only trees (e.g. the Node.js installation when it lives outside `/usr`). */
   readOnly: readonly string[];
+  /**
+   * Read-only trees bound after the private `/tmp` (so one under the host's `/tmp` stays visible):
+   * the objects of the repository store a workspace borrows (CONTRACT §19).
+   */
+  borrowedReadOnly?: readonly string[];
   /** Read-only files or directories inside the workspace (`.git/config`, `.git/hooks`). */
   workspaceReadOnly: readonly string[];
   /** The environment the command sees (already scrubbed). */
@@ -99,6 +104,7 @@ export function buildBwrapArgs(layout: BwrapLayout, argv: readonly string[]): st
   for (const tree of layout.readOnly) args.push('--ro-bind', tree, tree);
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   args.push('--bind', layout.home, layout.home);
+  for (const tree of layout.borrowedReadOnly ?? []) args.push('--ro-bind', tree, tree);
   args.push('--bind', layout.workspace, layout.workspace);
   for (const inside of layout.workspaceReadOnly) {
     const full = path.join(layout.workspace, inside);

@@ -21,6 +21,7 @@ import {
 import type { RunLauncher } from './launcher.js';
 import { createPidsCgroup, joinCgroupArgv } from './pids-cgroup.js';
 import { runProcess, type ShellOutcome } from './run-process.js';
+import { borrowedStoreObjects } from '../../workspace/alternates.js';
 
 let leaked: Promise<number[]> | undefined;
 /** Descriptors this process inherited without close-on-exec (they do not change after start-up). */
@@ -29,8 +30,11 @@ function leakedFds(): Promise<number[]> {
   return leaked;
 }
 
-/** Paths inside the workspace the command may read but not change (git's configuration and hooks). */
-export const WORKSPACE_READ_ONLY = ['.git/config', '.git/hooks'];
+/**
+ * Paths inside the workspace the command may read but not change: git's configuration, hooks and
+ * `objects/info` (whose `alternates` names the repository's object store, CONTRACT §19).
+ */
+export const WORKSPACE_READ_ONLY = ['.git/config', '.git/hooks', '.git/objects/info'];
 
 /** Options of `runSandboxed`. */
 export interface SandboxedRunOptions {
@@ -108,6 +112,10 @@ export async function sandboxedArgv(command: string, input: SandboxArgvInput): P
       systemEntries: await readSystemEntries(),
       etcDir: await stageEtc(),
       readOnly: node.tree === undefined ? [] : [node.tree],
+      // The objects of the repository's store the workspace borrows (§19), so git works inside.
+      borrowedReadOnly: [await borrowedStoreObjects(input.workspace)].filter(
+        (d): d is string => d !== undefined,
+      ),
       workspaceReadOnly: WORKSPACE_READ_ONLY,
       env: sandboxEnv(input.hostEnv ?? process.env, input.home, node.binDir, extraEnv),
       ...(input.proxy ? { proxyDir: input.proxy.dir } : {}),

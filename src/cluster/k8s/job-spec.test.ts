@@ -2,7 +2,7 @@ import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '../../../test/support/fake-k8s/validate-job.js';
-import { rawConfigSchema, type RawConfig } from '../../config/schema.js';
+import { configSchema, rawConfigSchema, type RawConfig } from '../../config/schema.js';
 import { makeComment, makePayload } from '../../jobs/records.test-helper.js';
 import { buildJobSpec } from './job-spec.js';
 
@@ -28,6 +28,36 @@ const payload = makePayload(
 );
 
 describe('buildJobSpec', () => {
+  it('mounts the workspace claim at workspace.shared_dir, as hardened as the emptyDir Job (§19)', () => {
+    const job = buildJobSpec(
+      payload,
+      config({
+        workspace: { shared_dir: '/shared' },
+        kubernetes: { image: 'img:1', workspace_claim: 'rb-ws' },
+      }),
+      {},
+    );
+    const pod = job.spec?.template.spec;
+    const container = pod?.containers[0];
+    expect(pod?.volumes).toEqual([
+      { name: 'workspace', persistentVolumeClaim: { claimName: 'rb-ws' } },
+      { name: 'tmp', emptyDir: {} },
+    ]);
+    expect(container?.volumeMounts).toContainEqual({ name: 'workspace', mountPath: '/shared' });
+    expect(envMap(job).WORKSPACE_BASE_DIR).toBe('/shared');
+    expect(container?.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
+    expect(pod?.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+    expect(validateJob(job, job.metadata?.namespace ?? '')).toBeUndefined();
+  });
+
+  it('refuses a workspace claim without a shared directory and the reverse', () => {
+    const config = (overrides: Record<string, unknown>) => configSchema.parse(overrides);
+    expect(() => config({ kubernetes: { image: 'img:1', workspace_claim: 'rb-ws' } })).toThrow(/shared_dir/);
+    expect(() => config({ workspace: { shared_dir: '/shared' } })).toThrow(/workspace_claim/);
+    expect(() =>
+      config({ workspace: { shared_dir: 'rel' }, kubernetes: { image: 'img:1', workspace_claim: 'rb-ws' } }),
+    ).toThrow(/absolute/);
+  });
   it('builds the Job of CONTRACT §10', () => {
     const job = buildJobSpec(payload, config(), {});
     const pod = job.spec?.template.spec;

@@ -41,7 +41,10 @@ function resources(config: RawConfig): V1ResourceRequirements | undefined {
  *   `kubernetes.*`; the pod template carries the same labels;
  * - pod: `restartPolicy: Never`, `automountServiceAccountToken: false`, `serviceAccountName` when
  *   `kubernetes.service_account` is set, `securityContext` non-root (UID/GID 1000, seccomp
- *   `RuntimeDefault`), emptyDir volumes `workspace` (/workspace) and `tmp` (/tmp);
+ *   `RuntimeDefault`), emptyDir volumes `workspace` (/workspace) and `tmp` (/tmp); with
+ *   `kubernetes.workspace_claim` (CONTRACT §19) the `workspace` volume is that
+ *   PersistentVolumeClaim instead, mounted at `workspace.shared_dir` (also the job's
+ *   `WORKSPACE_BASE_DIR`), so every pod shares the repositories' object stores;
  * - one container `job`: `kubernetes.image`, `imagePullPolicy` when set, `command: ["reviewbot",
  *   "run-job"]`, `env` of `buildJobEnv` (no secret), `envFrom` a `secretRef` per
  *   `kubernetes.env_from_secrets` entry, `resources` requests/limits when set, read-only root file
@@ -73,7 +76,7 @@ export function buildJobSpec(payload: JobPayload, config: RawConfig, env: NodeJS
       capabilities: { drop: ['ALL'] },
     },
     volumeMounts: [
-      { name: 'workspace', mountPath: JOB_WORKSPACE_DIR },
+      { name: 'workspace', mountPath: config.workspace.shared_dir ?? JOB_WORKSPACE_DIR },
       { name: 'tmp', mountPath: '/tmp' },
     ],
   };
@@ -97,7 +100,9 @@ export function buildJobSpec(payload: JobPayload, config: RawConfig, env: NodeJS
     },
     containers: [container],
     volumes: [
-      { name: 'workspace', emptyDir: {} },
+      k8s.workspace_claim === undefined
+        ? { name: 'workspace', emptyDir: {} }
+        : { name: 'workspace', persistentVolumeClaim: { claimName: k8s.workspace_claim } },
       { name: 'tmp', emptyDir: {} },
     ],
   };

@@ -1,0 +1,62 @@
+/** The cross-process store lock (CONTRACT §19): exclusion, and takeover of a lock a killed holder left. */
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withFileLock } from './file-lock.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'reviewbot-file-lock-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('withFileLock', () => {
+  it('lets one holder in at a time and removes the lock after', async () => {
+    const lock = path.join(root, 'sub', 'lock');
+    const events: string[] = [];
+    const hold = (name: string) =>
+      withFileLock(
+        lock,
+        async () => {
+          events.push(`${name} in`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          events.push(`${name} out`);
+        },
+        { pollMs: 5 },
+      );
+    await Promise.all([hold('a'), hold('b'), hold('c')]);
+    for (let i = 0; i < events.length; i += 2) expect(events[i + 1]).toBe(events[i]!.replace('in', 'out'));
+    await expect(mkdir(lock)).resolves.toBeUndefined();
+  });
+
+  it('takes over a lock whose holder stopped beating (another host)', async () => {
+    const lock = path.join(root, 'lock');
+    await mkdir(lock);
+    await writeFile(
+      path.join(lock, 'owner'),
+      JSON.stringify({ host: 'pod-gone', pid: 1, token: 't', since: '' }),
+    );
+    const old = new Date(Date.now() - 120_000);
+    await utimes(lock, old, old);
+    await expect(withFileLock(lock, () => Promise.resolve('got it'), { staleMs: 60_000 })).resolves.toBe(
+      'got it',
+    );
+  });
+
+  it('waits for a live holder of another host', async () => {
+    const lock = path.join(root, 'lock');
+    await mkdir(lock);
+    await writeFile(
+      path.join(lock, 'owner'),
+      JSON.stringify({ host: 'pod-alive', pid: 1, token: 't', since: '' }),
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    await expect(
+      withFileLock(lock, () => Promise.resolve('never'), { pollMs: 10, signal: controller.signal }),
+    ).rejects.toThrow(/aborted/);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * The object store of one repository (CONTRACT §19): a bare, shallow repository at
+ * `<repo dir>/.store/git` that fetches each pull request's head with `--depth 1` into
+ * `refs/reviewbot/pr-<N>`. A depth-1 fetch negotiates with the commits the store already has, so a
+ * new pull request of a known repository receives only the objects the store lacks. The `pr-<N>`
+ * workspaces borrow its objects through `objects/info/alternates` (their own `.git` stays a real
+ * directory inside the workspace, which the tool sandbox binds; the store's objects are bound
+ * read-only beside it).
+ *
+ * Every change of the store runs under `withStoreLock`: the process-wide tree lock of
+ * `<repo dir>/.store` plus a lock directory that other processes and pods sharing the volume
+ * respect (`withFileLock`; a killed holder's lock goes stale). The store never records a URL or a
+ * token: fetches name the URL on the command line and get credentials from the environment.
+ */
+import { readFile, readdir, rm, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { GitError } from '../errors.js';
+import { withFileLock, type FileLockOptions } from './file-lock.js';
+import { processWorkspaceLock } from './lock.js';
+import { storePaths } from './workspace-path.js';
+
+/** Runs hardened git (`runGit` with a call's options bound) in `cwd`. */
+export type StoreGit = (args: string[], cwd: string) => Promise<{ stdout: string; stderr: string }>;
+
+/** Ref namespace of the pull request heads in the store. */
+export const STORE_REF_PREFIX = 'refs/reviewbot/';
+
+/** The store ref of pull request `prNumber`. */
+export function storeRef(prNumber: number): string {
+  return `${STORE_REF_PREFIX}pr-${prNumber}`;
+}
+
+/**
+ * Messages of failures that are about reaching the remote (auth, network, missing branch, time
+ * limit, abort) rather than about the local repository: rethrown, never "repaired".
+ */
+export const REMOTE_FAILURE =
+  /Authentication failed|could not read (Username|Password)|unable to access|Could not resolve|Failed to connect|Connection (refused|timed out|reset)|couldn't find remote ref|returned error: \d+|timed out after|aborted/i;
+
+/** True for a GitError about the remote (see `REMOTE_FAILURE`). */
+export function isRemoteFailure(error: unknown): boolean {
+  return error instanceof GitError && REMOTE_FAILURE.test(error.message);
+}
+
+/**
+ * Runs `fn` while holding the store lock of the repository directory `repoDir`: first the
+ * process-wide tree lock of `<repoDir>/.store` (jobs of this process queue in order), then the
+ * cross-process lock directory `<repoDir>/.store/lock`.
+ */
+export function withStoreLock<T>(
+  repoDir: string,
+  fn: () => Promise<T>,
+  options?: FileLockOptions,
+): Promise<T> {
+  const paths = storePaths(repoDir);
+  return processWorkspaceLock(paths.root, () => withFileLock(paths.lockDir, fn, options));
+}
+
+/** Git's own lock and temporary files a killed git leaves behind (relative to the git dir). */
+async function staleGitFiles(gitDir: string): Promise<string[]> {
+  const found: string[] = [];
+  const top = await readdir(gitDir).catch(() => [] as string[]);
+  for (const name of top) if (name.endsWith('.lock')) found.push(path.join(gitDir, name));
+  const refs = await readdir(path.join(gitDir, 'refs'), { recursive: true }).catch(() => [] as string[]);
+  for (const name of refs) if (name.endsWith('.lock')) found.push(path.join(gitDir, 'refs', name));
+  const packDir = path.join(gitDir, 'objects', 'pack');
+  for (const name of await readdir(packDir).catch(() => [] as string[])) {
+    if (name.startsWith('tmp_') || name.startsWith('.tmp-')) found.push(path.join(packDir, name));
+  }
+  for (const name of await readdir(path.join(gitDir, 'objects')).catch(() => [] as string[])) {
+    if (name.startsWith('incoming-') || name.startsWith('tmp_')) {
+      found.push(path.join(gitDir, 'objects', name));
+    }
+  }
+  return found;
+}
+
+/**
+ * Makes `<repoDir>/.store/git` a usable bare repository (call under `withStoreLock`): removes the
+ * lock and temporary files a killed git left (no other git writes the store while the lock is
+ * held), and (re)creates the repository when it is missing, not a bare repository, or `rebuild`.
+ * Returns its git directory.
+ */
+export async function ensureStore(repoDir: string, git: StoreGit, rebuild = false): Promise<string> {
+  const { root, gitDir } = storePaths(repoDir);
+  await mkdir(root, { recursive: true });
+  let usable = !rebuild;
+  if (usable) {
+    try {
+      const { stdout } = await git([`--git-dir=${gitDir}`, 'rev-parse', '--is-bare-repository'], root);
+      usable = stdout.trim() === 'true';
+    } catch {
+      usable = false;
+    }
+  }
+  if (usable) {
+    for (const file of await staleGitFiles(gitDir)) await rm(file, { recursive: true, force: true });
+    return gitDir;
+  }
+  await rm(gitDir, { recursive: true, force: true, maxRetries: 3 });
+  await git(['init', '--quiet', '--bare', '--template=', gitDir], root);
+  return gitDir;
+}
+
+/** What the store holds for one pull request after `fetchIntoStore`. */
+export interface StoreHead {
+  /** Full SHA of the fetched head commit. */
+  sha: string;
+  /** The store's `shallow` file (the depth boundary; '' when none), for the workspace to copy. */
+  shallow: string;
+  /** The store's git directory. */
+  gitDir: string;
+}
+
+/**
+ * Fetches `refs/heads/<branch>` of `cloneUrl` with depth 1 into the store's `refs/reviewbot/pr-<N>`
+ * (call under `withStoreLock`; `gitAuth` carries the credentials). A local failure (a store broken
+ * by a crash, corrupt objects) rebuilds the store once and fetches again; a remote failure is
+ * rethrown as is. `rebuildFirst` rebuilds the store before fetching (a workspace found objects
+ * missing).
+ */
+export async function fetchIntoStore(
+  repoDir: string,
+  cloneUrl: string,
+  branch: string,
+  prNumber: number,
+  git: StoreGit,
+  gitAuth: StoreGit,
+  rebuildFirst = false,
+): Promise<StoreHead> {
+  const ref = storeRef(prNumber);
+  const attempt = async (rebuild: boolean): Promise<StoreHead> => {
+    const gitDir = await ensureStore(repoDir, git, rebuild);
+    const at = [`--git-dir=${gitDir}`];
+    await gitAuth(
+      [
+        ...at,
+        'fetch',
+        '--quiet',
+        '--depth',
+        '1',
+        '--no-tags',
+        '--no-recurse-submodules',
+        '--no-write-fetch-head',
+        cloneUrl,
+        `+refs/heads/${branch}:${ref}`,
+      ],
+      gitDir,
+    );
+    const { stdout } = await git([...at, 'rev-parse', '--verify', `${ref}^{commit}`], gitDir);
+    const shallow = await readFile(path.join(gitDir, 'shallow'), 'utf8').catch(() => '');
+    return { sha: stdout.trim(), shallow, gitDir };
+  };
+  try {
+    return await attempt(rebuildFirst);
+  } catch (error) {
+    if (isRemoteFailure(error) || rebuildFirst) throw error;
+    return attempt(true);
+  }
+}
+
+/** Removes the store of `repoDir` entirely (call under `withStoreLock`, or with no job running). */
+export async function removeStoreGitDir(repoDir: string): Promise<void> {
+  await rm(storePaths(repoDir).gitDir, { recursive: true, force: true, maxRetries: 3 });
+}

@@ -100,7 +100,7 @@ describe('collectDismissals', () => {
       resolved: false,
       outdated: false,
       authorUsername: 'bot',
-      body: `Finding ${fp} <!-- reviewbot:finding fp=${fp} side=RIGHT n=1 -->`,
+      body: `Finding ${fp}\n\n<!-- reviewbot:finding fp=${fp} side=RIGHT n=1 -->`,
       ...(commentId ? { commentId } : {}),
     },
     marker: { fp, side: 'RIGHT', n: 1 },

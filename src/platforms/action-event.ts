@@ -2,6 +2,7 @@
  * What a CI run's event means to the reviewbot Action, whatever the forge that runs it (GitHub
  * Actions, Gitea/Forgejo Actions): each platform's `action-event.ts` parses its own payload into it.
  */
+import type { z } from 'zod';
 
 /** What the Action makes of its event. */
 export type ActionEvent =
@@ -23,3 +24,8 @@ export type ActionEvent =
       body: string;
     }
   | { kind: 'ignored'; reason: string };
+
+/** A schema failure of an event payload as one line: `path: message; …` (`(root)` for the top). */
+export function describeEventIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+}

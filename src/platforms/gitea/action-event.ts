@@ -9,7 +9,7 @@
  * commenter's own permission on the repository (`GetUserRepoPermission(repo, doer)`). Pure; never throws.
  */
 import { z } from 'zod';
-import type { ActionEvent } from '../action-event.js';
+import { describeEventIssues, type ActionEvent } from '../action-event.js';
 import { isGiteaFullName } from './names.js';
 import { GiteaUser } from './webhook-schema.js';
 
@@ -50,10 +50,6 @@ const IssueCommentEvent = z.object({
   is_pull: z.boolean().nullish(),
 });
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-}
-
 /**
  * Reads a Gitea/Forgejo Actions event.
  * - `pull_request` (any action but `closed`) → the pull request, `isFork` when the head repository
@@ -68,7 +64,7 @@ export function parseGiteaActionEvent(eventName: string, payload: unknown): Acti
   if (eventName === 'pull_request') {
     const parsed = PullRequestEvent.safeParse(payload);
     if (!parsed.success) {
-      return { kind: 'ignored', reason: `the ${eventName} event lacks ${describeIssues(parsed.error)}` };
+      return { kind: 'ignored', reason: `the ${eventName} event lacks ${describeEventIssues(parsed.error)}` };
     }
     const { pull_request: pr, repository, action } = parsed.data;
     if (action === 'closed') return { kind: 'ignored', reason: `pull request #${pr.number} was closed` };
@@ -84,7 +80,10 @@ export function parseGiteaActionEvent(eventName: string, payload: unknown): Acti
   if (eventName === 'issue_comment') {
     const parsed = IssueCommentEvent.safeParse(payload);
     if (!parsed.success) {
-      return { kind: 'ignored', reason: `the issue_comment event lacks ${describeIssues(parsed.error)}` };
+      return {
+        kind: 'ignored',
+        reason: `the issue_comment event lacks ${describeEventIssues(parsed.error)}`,
+      };
     }
     const { issue, comment, repository, is_pull: isPull } = parsed.data;
     if (!issue.pull_request && !isPull) {

@@ -6,7 +6,7 @@
  * handled. Pure; never throws.
  */
 import { z } from 'zod';
-import type { ActionEvent } from '../action-event.js';
+import { describeEventIssues, type ActionEvent } from '../action-event.js';
 import { Account } from './webhook-schema.js';
 
 /** Who may start a review by commenting (`author_association`, GitHub's CommentAuthorAssociation). */
@@ -36,10 +36,6 @@ const IssueCommentEvent = z.object({
   repository: RepoRef,
 });
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-}
-
 /**
  * Reads the Action's event.
  * @param eventName `GITHUB_EVENT_NAME`.
@@ -49,7 +45,7 @@ export function parseActionEvent(eventName: string, payload: unknown): ActionEve
   if (eventName === 'pull_request') {
     const parsed = PullRequestEvent.safeParse(payload);
     if (!parsed.success) {
-      return { kind: 'ignored', reason: `the ${eventName} event lacks ${describeIssues(parsed.error)}` };
+      return { kind: 'ignored', reason: `the ${eventName} event lacks ${describeEventIssues(parsed.error)}` };
     }
     const { pull_request: pr, repository, action } = parsed.data;
     if (action === 'closed') return { kind: 'ignored', reason: `pull request #${pr.number} was closed` };
@@ -65,7 +61,10 @@ export function parseActionEvent(eventName: string, payload: unknown): ActionEve
   if (eventName === 'issue_comment') {
     const parsed = IssueCommentEvent.safeParse(payload);
     if (!parsed.success) {
-      return { kind: 'ignored', reason: `the issue_comment event lacks ${describeIssues(parsed.error)}` };
+      return {
+        kind: 'ignored',
+        reason: `the issue_comment event lacks ${describeEventIssues(parsed.error)}`,
+      };
     }
     const { issue, comment, repository } = parsed.data;
     if (!issue.pull_request)

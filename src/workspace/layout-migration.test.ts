@@ -3,12 +3,13 @@
  * never touched (dot-directories at the base, platform directories, symlinks, busy workspaces),
  * and that it runs once.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, lstatSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrateWorkspaceLayout } from './layout-migration.js';
+import { LAYOUT_LOCK, migrateWorkspaceLayout } from './layout-migration.js';
 import { withWorkspaceLock } from './lock.js';
 
 let base: string;
@@ -112,5 +113,28 @@ describe('migrateWorkspaceLayout', () => {
     const missing = at('missing');
     expect(await migrateWorkspaceLayout(missing)).toEqual({ alreadyCurrent: false, removed: [], kept: [] });
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('waits for another process migrating the same base, then leaves its workspaces alone', async () => {
+    // Another process (a pod on the shared volume) holds the migration lock: it has just made a
+    // workspace of the current layout and is about to write the marker.
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await mkdir(at(LAYOUT_LOCK));
+      const owner = { host: hostname(), pid: other.pid, token: 'other', since: new Date().toISOString() };
+      await writeFile(at(`${LAYOUT_LOCK}/owner`), JSON.stringify(owner));
+      await checkout('github/acme/widgets/pr-2');
+      let settled = false;
+      const migration = migrateWorkspaceLayout(base).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(settled).toBe(false); // waiting for the lock
+      expect(existsSync(at('github/acme/widgets/pr-2/README.md'))).toBe(true);
+      await writeFile(at('.reviewbot-layout'), '2\n');
+      await rm(at(LAYOUT_LOCK), { recursive: true });
+      expect(await migration).toEqual({ alreadyCurrent: true, removed: [], kept: [] });
+      expect(existsSync(at('github/acme/widgets/pr-2/README.md'))).toBe(true);
+    } finally {
+      other.kill();
+    }
   });
 });

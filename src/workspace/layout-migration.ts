@@ -12,6 +12,7 @@ import path from 'node:path';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { PLATFORM_NAMES } from '../platforms/types.js';
+import { withFileLock } from './file-lock.js';
 import { processWorkspaceLock } from './lock.js';
 import { LAYOUT_MARKER, LAYOUT_VERSION, PR_DIR } from './workspace-path.js';
 
@@ -28,6 +29,13 @@ export interface LayoutMigrationReport {
 /** Deepest directory looked at: a GitLab project path has at most 22 segments. */
 const MAX_DEPTH = 24;
 
+/**
+ * The lock directory serializing migrations between processes and pods sharing the base directory
+ * (CONTRACT §19): without it, a process still scanning could remove a workspace another process
+ * made right after its own migration wrote the marker.
+ */
+export const LAYOUT_LOCK = '.reviewbot-layout.lock';
+
 /** Runs under way, per resolved base directory (a job and the cleaner may ask at once). */
 const inFlight = new Map<string, Promise<LayoutMigrationReport>>();
 
@@ -40,7 +48,10 @@ const inFlight = new Map<string, Promise<LayoutMigrationReport>>();
  * the current layout at the same path, which stays). It never removes a dot-directory at the base
  * level (`.learnings`, `.reviewbot-agent`, the marker), a first-level directory named after a
  * platform, or anything reached through a symlink. A missing base directory is left alone (no
- * marker). Never rejects: a failure is reported as kept, and logged when `logger` is given.
+ * marker). Processes and pods sharing the base directory migrate one at a time (the file lock
+ * `<base>/.reviewbot-layout.lock`, which a killed holder cannot keep: see `withFileLock`); one that
+ * waited finds the marker and does nothing. Never rejects: a failure is reported as kept, and
+ * logged when `logger` is given.
  */
 export function migrateWorkspaceLayout(baseDir: string, logger?: Logger): Promise<LayoutMigrationReport> {
   const root = path.resolve(baseDir);
@@ -51,49 +62,62 @@ export function migrateWorkspaceLayout(baseDir: string, logger?: Logger): Promis
   return run;
 }
 
+async function readMarker(marker: string): Promise<boolean> {
+  const recorded = await readFile(marker, 'utf8').catch(() => undefined);
+  return recorded !== undefined && Number.parseInt(recorded, 10) >= LAYOUT_VERSION;
+}
+
 async function migrate(root: string, logger: Logger | undefined): Promise<LayoutMigrationReport> {
   const report: LayoutMigrationReport = { alreadyCurrent: false, removed: [], kept: [] };
   const marker = path.join(root, LAYOUT_MARKER);
-  const recorded = await readFile(marker, 'utf8').catch(() => undefined);
-  if (recorded !== undefined && Number.parseInt(recorded, 10) >= LAYOUT_VERSION) {
-    return { ...report, alreadyCurrent: true };
-  }
+  if (await readMarker(marker)) return { ...report, alreadyCurrent: true };
   try {
     if (!(await lstat(root)).isDirectory()) return report;
   } catch {
     return report; // no base directory: nothing to migrate yet
   }
   try {
-    for (const dir of await findOldLayout(root)) {
-      try {
-        const done = await processWorkspaceLock.tryRun(dir, () =>
-          rm(dir, { recursive: true, force: true, maxRetries: 3 }),
-        );
-        if (!done.ran) {
-          report.kept.push({ dir, reason: 'in use by a job' });
-          continue;
-        }
-        report.removed.push(dir);
-        await removeEmptyParents(root, path.dirname(dir));
-      } catch (error) {
-        report.kept.push({ dir, reason: describeError(error) });
-      }
-    }
-    const temporary = `${marker}.${process.pid}.tmp`;
-    await writeFile(temporary, `${LAYOUT_VERSION}\n`);
-    await rename(temporary, marker);
+    // Another process (or pod) may be migrating: wait for it, then look at the marker again.
+    return await withFileLock(path.join(root, LAYOUT_LOCK), async () => {
+      if (await readMarker(marker)) return { ...report, alreadyCurrent: true };
+      await removeOldLayout(root, report);
+      const temporary = `${marker}.${process.pid}.tmp`;
+      await writeFile(temporary, `${LAYOUT_VERSION}\n`);
+      await rename(temporary, marker);
+      logRemoved(root, report, logger);
+      return report;
+    });
   } catch (error) {
     logger?.error({ err: describeError(error) }, 'removing workspaces of the older layout failed');
     return report;
   }
-  if (report.removed.length > 0 || report.kept.length > 0) {
-    const rel = (dir: string) => path.relative(root, dir);
-    logger?.info(
-      { removed: report.removed.map(rel), kept: report.kept.map((k) => `${rel(k.dir)}: ${k.reason}`) },
-      'workspaces of the older layout removed',
-    );
+}
+
+async function removeOldLayout(root: string, report: LayoutMigrationReport): Promise<void> {
+  for (const dir of await findOldLayout(root)) {
+    try {
+      const done = await processWorkspaceLock.tryRun(dir, () =>
+        rm(dir, { recursive: true, force: true, maxRetries: 3 }),
+      );
+      if (!done.ran) {
+        report.kept.push({ dir, reason: 'in use by a job' });
+        continue;
+      }
+      report.removed.push(dir);
+      await removeEmptyParents(root, path.dirname(dir));
+    } catch (error) {
+      report.kept.push({ dir, reason: describeError(error) });
+    }
   }
-  return report;
+}
+
+function logRemoved(root: string, report: LayoutMigrationReport, logger: Logger | undefined): void {
+  if (report.removed.length === 0 && report.kept.length === 0) return;
+  const rel = (dir: string) => path.relative(root, dir);
+  logger?.info(
+    { removed: report.removed.map(rel), kept: report.kept.map((k) => `${rel(k.dir)}: ${k.reason}`) },
+    'workspaces of the older layout removed',
+  );
 }
 
 /**

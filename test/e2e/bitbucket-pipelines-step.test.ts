@@ -122,7 +122,7 @@ describe('ci/bitbucket/bitbucket-pipelines.yml', () => {
       if (root) rmSync(root, { recursive: true, force: true });
     });
 
-    it('without the token variable (not configured, a fork) it says so, succeeds and sends nothing', async () => {
+    it('without the token variable it says so, succeeds and sends nothing', async () => {
       const { REVIEWBOT_BITBUCKET_TOKEN: _token, ...withoutToken } = env;
       const result = await runScript(withoutToken, bin);
       expect(result.code).toBe(0);

@@ -233,6 +233,8 @@ describe('deploy/ manifests', () => {
       'CODEHOST_WEBHOOK_SECRET',
       'GITLAB_TOKEN',
       'GITLAB_WEBHOOK_SECRET',
+      'BITBUCKET_TOKEN',
+      'BITBUCKET_WEBHOOK_SECRET',
     ];
     expect(keys.sort()).toEqual([...new Set([...platformKeys, ...providerKeys])].sort());
     // STORE_URL stays out unless it carries a password (an empty value would fail validation).

@@ -1,7 +1,8 @@
 /**
  * The copy-paste CI files of docs/ci.md ("Use in CI", "Review before you push"): every GitHub
  * workflow is valid by SchemaStore's workflow schema and asks for the permissions the Action
- * documents, none uses `pull_request_target`, and the GitLab include is valid YAML naming the template.
+ * documents, none uses `pull_request_target`, the GitLab include is valid YAML naming the template,
+ * and the Bitbucket Pipelines block is the shipped step (`ci/bitbucket/bitbucket-pipelines.yml`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -71,5 +72,17 @@ describe('docs/ci.md CI files', () => {
     const file = new URL(config.include[0]!.remote).pathname.split('/main/')[1]!;
     expect(file).toBe('ci/gitlab/reviewbot.gitlab-ci.yml');
     expect(existsSync(path.join(ROOT, file))).toBe(true);
+  });
+
+  it('the Bitbucket Pipelines block is the shipped step, with a tag to pin', () => {
+    const [bitbucket] = yamlBlocks('bitbucket-pipelines.yml');
+    type Steps = { definitions: { steps: Array<{ step: { image: string } }> } };
+    const shown = parse(bitbucket!.text) as Steps;
+    const shipped = parse(
+      readFileSync(path.join(ROOT, 'ci', 'bitbucket', 'bitbucket-pipelines.yml'), 'utf8'),
+    ) as Steps;
+    expect(shown.definitions.steps[0]!.step.image).toBe('ghcr.io/reviewbot/reviewbot:<tag>');
+    shown.definitions.steps[0]!.step.image = shipped.definitions.steps[0]!.step.image;
+    expect(shown).toEqual(shipped);
   });
 });

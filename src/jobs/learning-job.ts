@@ -11,6 +11,7 @@ import {
   type LearningsStore,
 } from '../learnings/index.js';
 import type { LearningCommand } from '../learnings/commands.js';
+import { escapeGlob } from '../patterns/glob-match.js';
 import type { Platform, ReviewComment } from '../platforms/types.js';
 import { earlierFindings } from '../review/memory/state.js';
 import { configuredBotUsernames, platformFor, type JobContext } from './job-context.js';
@@ -74,7 +75,14 @@ async function learn(
   const scope = { platform: comment.platform, repo: comment.repoFullName };
   const result = await store.add(scope, {
     text,
-    ...(path ? { path: path.slice(0, LEARNING_LIMITS.maxPathChars) } : {}),
+    // The finding's file path, as a glob matching exactly that file (a file may be named `*a*a*b`).
+    ...(path
+      ? {
+          path: escapeGlob(path)
+            .slice(0, LEARNING_LIMITS.maxPathChars)
+            .replace(/(?<!\\)\\$/, ''),
+        }
+      : {}),
     author: comment.authorUsername,
     source: 'command',
   });

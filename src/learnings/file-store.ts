@@ -1,14 +1,14 @@
 /**
  * Learnings without a store (CONTRACT §20): one JSON file per repository under
  * `<workspace.base_dir>/.learnings/`. A change is read-modify-write under a lock directory (atomic
- * `mkdir`, so it holds across processes; taken over when older than `STALE_LOCK_MS`, so a killed
- * process cannot leave it held), and the file is replaced by `rename` of a fully written and synced
+ * `mkdir`, so it holds across processes; the holder keeps it fresh, and it is taken over when older
+ * than `STALE_LOCK_MS` or its process is gone, so a killed process cannot leave it held), and the file is replaced by `rename` of a fully written and synced
  * temporary file, so a crash never leaves a half-written file.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { withFileLock } from '../workspace/file-lock.js';
 import {
   completeLearning,
   newestFirst,
@@ -23,8 +23,6 @@ import {
 export const STALE_LOCK_MS = 30_000;
 /** How long a change waits for the lock before it fails (ms). */
 const LOCK_WAIT_MS = 15_000;
-/** Pause between lock attempts (ms). */
-const LOCK_RETRY_MS = 15;
 
 /** `<baseDir>/.learnings`: the folder of the file store. */
 export function learningsDir(baseDir: string): string {
@@ -36,29 +34,47 @@ export function learningsFile(baseDir: string, scope: LearningsScope): string {
   return path.join(learningsDir(baseDir), `${encodeURIComponent(`${scope.platform}:${scope.repo}`)}.json`);
 }
 
-async function readAll(file: string): Promise<Learning[]> {
+/**
+ * The learnings in `file` ([] when it does not exist), and the entries this version does not
+ * understand (kept as they are, so a later write loses nothing).
+ * @throws Error when the file exists but is not a learnings file (damaged): a change must not
+ * replace it with one holding only the new learning.
+ */
+async function readAll(file: string): Promise<{ learnings: Learning[]; unknown: unknown[] }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { learnings: [], unknown: [] };
     throw error;
   }
   let entries: unknown;
   try {
-    entries = (JSON.parse(text) as { learnings?: unknown }).learnings;
+    entries = (JSON.parse(text) as { learnings?: unknown } | null)?.learnings;
   } catch {
-    return [];
+    entries = undefined;
   }
-  if (!Array.isArray(entries)) return [];
-  return entries.map((entry) => parseLearning(JSON.stringify(entry))).filter((l): l is Learning => !!l);
+  if (!Array.isArray(entries)) {
+    throw new Error(
+      `the learnings file ${path.basename(file)} is damaged (not a JSON object with a "learnings" array); fix or remove it`,
+    );
+  }
+  const out = { learnings: [] as Learning[], unknown: [] as unknown[] };
+  for (const entry of entries) {
+    const learning = parseLearning(JSON.stringify(entry));
+    if (learning) out.learnings.push(learning);
+    else out.unknown.push(entry);
+  }
+  return out;
 }
 
-async function writeAll(file: string, learnings: Learning[]): Promise<void> {
+async function writeAll(file: string, learnings: Learning[], unknown: unknown[]): Promise<void> {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await open(temp, 'w', 0o600);
   try {
-    await handle.writeFile(`${JSON.stringify({ version: 1, learnings }, null, 2)}\n`);
+    await handle.writeFile(
+      `${JSON.stringify({ version: 1, learnings: [...learnings, ...unknown] }, null, 2)}\n`,
+    );
     await handle.sync();
   } finally {
     await handle.close();
@@ -66,34 +82,23 @@ async function writeAll(file: string, learnings: Learning[]): Promise<void> {
   await rename(temp, file);
 }
 
-/** Runs `fn` holding the cross-process lock of `file` (a `<file>.lock` directory). */
-async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      await mkdir(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = await stat(lock).then(
-        (s) => Date.now() - s.mtimeMs,
-        () => 0,
-      );
-      if (age > STALE_LOCK_MS) {
-        await rm(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`learnings file is locked: ${path.basename(file)}`, { cause: error });
-      }
-      await sleep(LOCK_RETRY_MS);
-    }
-  }
+/**
+ * Runs `fn` holding the cross-process lock of `file` (a `<file>.lock` directory, `withFileLock`:
+ * a killed holder's lock is taken over, one waiter at a time).
+ * @throws Error "learnings file is locked" after waiting `LOCK_WAIT_MS` for a live holder.
+ */
+async function withLearningsLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const signal = AbortSignal.timeout(LOCK_WAIT_MS);
   try {
-    return await fn();
-  } finally {
-    await rm(lock, { recursive: true, force: true });
+    return await withFileLock(`${file}.lock`, fn, {
+      staleMs: STALE_LOCK_MS,
+      heartbeatMs: 5_000,
+      pollMs: 15,
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) throw new Error(`learnings file is locked: ${path.basename(file)}`, { cause: error });
+    throw error;
   }
 }
 
@@ -114,15 +119,16 @@ export function createFileLearningsStore(options: FileLearningsStoreOptions): Le
   ) => {
     await mkdir(learningsDir(options.baseDir), { recursive: true, mode: 0o700 });
     const file = fileOf(scope);
-    return withFileLock(file, async () => {
-      const { next, result } = fn(await readAll(file));
-      if (next) await writeAll(file, next);
+    return withLearningsLock(file, async () => {
+      const { learnings, unknown } = await readAll(file);
+      const { next, result } = fn(learnings);
+      if (next) await writeAll(file, next, unknown);
       return result;
     });
   };
   return {
     async list(scope) {
-      return newestFirst(await readAll(fileOf(scope)));
+      return newestFirst((await readAll(fileOf(scope))).learnings);
     },
     add(scope, input) {
       const learning = completeLearning(input);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -152,6 +152,24 @@ describe('learnings survive a restart', () => {
     expect((await store.add(s, { text: 'after', author: 'a', source: 'command' })).kind).toBe('added');
     const reopened = createFileLearningsStore({ baseDir: dir, maxPerRepository: 10_000 });
     expect((await reopened.list(s)).some((l) => l.text === 'before')).toBe(true);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('file: a damaged file is never replaced, and entries this version does not know are kept', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'learnings-damaged-'));
+    const s = { platform: 'github', repo: 'acme/damaged' };
+    const store = createFileLearningsStore({ baseDir: dir, maxPerRepository: 10 });
+    await store.add(s, { text: 'keep me', author: 'a', source: 'command' });
+    const file = learningsFile(dir, s);
+    const good = JSON.parse(await readFile(file, 'utf8')) as { learnings: unknown[] };
+    const future = { id: 'ffffffff', text: 'from a later version', source: 'imported', createdAt: 'x' };
+    await writeFile(file, JSON.stringify({ version: 1, learnings: [...good.learnings, future] }));
+    await store.add(s, { text: 'second', author: 'a', source: 'command' });
+    const after = JSON.parse(await readFile(file, 'utf8')) as { learnings: Array<{ text: string }> };
+    expect(after.learnings.map((l) => l.text)).toEqual(['keep me', 'second', 'from a later version']);
+    await writeFile(file, '{"version":1,"learnings":[{"id":"0000');
+    await expect(store.add(s, { text: 'third', author: 'a', source: 'command' })).rejects.toThrow(/damaged/);
+    expect(await readFile(file, 'utf8')).toBe('{"version":1,"learnings":[{"id":"0000');
     await rm(dir, { recursive: true, force: true });
   });
 });

@@ -158,6 +158,15 @@ export async function filterByGlob(
   return matched.map((i) => paths[i]!);
 }
 
+/**
+ * `literal` (a file path) as a glob matching exactly that path: every picomatch special character
+ * (`\\ * ? [ ] { } ( ) ! + @ | ^ $`) escaped with a backslash, so `pages/[id].tsx` stays one file
+ * and `*a*a*ab` (a hostile file name) cannot become a backtracking pattern.
+ */
+export function escapeGlob(literal: string): string {
+  return literal.replace(/[\\*?[\]{}()!+@|^$]/g, '\\$&');
+}
+
 /** A glob pattern that could not be evaluated; the message says why (safe to show the model). */
 export class GlobPatternError extends Error {
   constructor(message: string) {

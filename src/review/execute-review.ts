@@ -248,7 +248,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       skipped: wholeTriage.skipped,
     };
     // The whole prompt of a part, not only its diff, stays within review.max_diff_tokens.
-    const learned = taught.forPaths(triage.kept.map((f) => f.path));
+    const learned = await taught.forPaths(triage.kept.map((f) => f.path));
     const promptExtra = [memory.promptExtra, learned.promptSection].filter((p) => p !== '').join('\n\n');
     const plan = planParts(
       triage.kept,

@@ -25,7 +25,7 @@ export interface TaughtLearnings {
   /** Every learning of the repository (after this review's dismissals were stored). */
   all: Learning[];
   /** The prompt section and the ids of the learnings applying to `paths` (the files shown). */
-  forPaths(paths: readonly string[]): { promptSection: string; applied: string[] };
+  forPaths(paths: readonly string[]): Promise<{ promptSection: string; applied: string[] }>;
   /** Drops findings matching a dismissal; `notice` is the body line counting them ('' for none). */
   dropDismissed(kept: Finding[], prFiles: FileDiff[]): { kept: Finding[]; notice: string };
   /** Findings dropped by `dropDismissed` so far. */
@@ -45,8 +45,8 @@ function taughtOf(all: Learning[]): TaughtLearnings {
   const dropped: Finding[] = [];
   return {
     all,
-    forPaths(paths) {
-      const selected = selectLearnings(all, paths);
+    async forPaths(paths) {
+      const selected = await selectLearnings(all, paths);
       return { promptSection: buildLearningsPromptSection(selected), applied: selected.map((l) => l.id) };
     },
     dropDismissed(kept, prFiles) {

@@ -28,26 +28,44 @@ describe('selectLearnings', () => {
     learning('00000004', '2026-01-04T00:00:00Z', { path: 'src/[id].ts' }),
   ];
 
-  it('keeps those whose glob matches a file of the diff (or that have none), newest first', () => {
-    expect(selectLearnings(all, ['src/a/b.ts']).map((l) => l.id)).toEqual(['00000002', '00000001']);
+  const ids = async (...args: Parameters<typeof selectLearnings>) =>
+    (await selectLearnings(...args)).map((l) => l.id);
+
+  it('keeps those whose glob matches a file of the diff (or that have none), newest first', async () => {
+    expect(await ids(all, ['src/a/b.ts'])).toEqual(['00000002', '00000001']);
     // A literal path with glob characters still matches itself.
-    expect(selectLearnings(all, ['src/[id].ts']).map((l) => l.id)).toEqual([
-      '00000004',
-      '00000002',
-      '00000001',
-    ]);
-    expect(selectLearnings(all, []).map((l) => l.id)).toEqual([]);
+    expect(await ids(all, ['src/[id].ts'])).toEqual(['00000004', '00000002', '00000001']);
+    expect(await ids(all, [])).toEqual([]);
   });
 
-  it('caps the count and the characters', () => {
-    expect(selectLearnings(all, ['src/a.ts'], { maxCount: 1, maxChars: 1000 }).map((l) => l.id)).toEqual([
-      '00000002',
-    ]);
+  it("matches a dismissal's path as a literal file path, never as a glob", async () => {
+    const dismissal = learning('0000000d', '2026-03-01T00:00:00Z', {
+      source: 'dismissal',
+      path: 'pages/[id].tsx',
+      fingerprint: 'f'.repeat(16),
+    });
+    expect(await ids([dismissal], ['pages/i.tsx'])).toEqual([]);
+    expect(await ids([dismissal], ['pages/[id].tsx'])).toEqual(['0000000d']);
+  });
+
+  it('matches a hostile glob off the event loop: the server keeps answering, the glob times out', async () => {
+    // picomatch turns this into a backtracking RegExp that takes tens of seconds on this path.
+    const hostile = learning('0000000e', '2026-03-02T00:00:00Z', { path: `${'*a'.repeat(10)}b` });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 50);
+    try {
+      const selected = await ids([hostile, all[0]!], ['a'.repeat(40)]);
+      expect(selected).toEqual(['00000001']);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThanOrEqual(10);
+  });
+
+  it('caps the count and the characters', async () => {
+    expect(await ids(all, ['src/a.ts'], { maxCount: 1, maxChars: 1000 })).toEqual(['00000002']);
     const big = [learning('0000000a', '2026-02-01T00:00:00Z', { text: 'y'.repeat(50) }), ...all];
-    expect(selectLearnings(big, ['src/a.ts'], { maxCount: 10, maxChars: 30 }).map((l) => l.id)).toEqual([
-      '00000002',
-      '00000001',
-    ]);
+    expect(await ids(big, ['src/a.ts'], { maxCount: 10, maxChars: 30 })).toEqual(['00000002', '00000001']);
   });
 });
 

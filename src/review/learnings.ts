@@ -5,7 +5,6 @@
  * capped); after filtering, a finding with the path and code fingerprint (§13) of a dismissal is
  * not posted, and the body counts it.
  */
-import picomatch from 'picomatch';
 import type { FileDiff } from '../diff/diff.js';
 import {
   dismissalId,
@@ -16,6 +15,7 @@ import {
   type LearningsStore,
 } from '../learnings/index.js';
 import type { Logger } from '../logger.js';
+import { matchGlobSpecs } from '../patterns/glob-match.js';
 import type { Platform } from '../platforms/types.js';
 import { neutraliseMarkers, withoutOwnMarker } from './memory/markers.js';
 import { findingMarkerOf } from './memory/repeats.js';
@@ -113,35 +113,37 @@ export async function collectDismissals(input: {
   return added;
 }
 
-/** True when `learning` applies to `path`: no glob, the exact path, or a picomatch match. */
-function matcherOf(learning: Learning): (path: string) => boolean {
-  const glob = learning.path;
-  if (!glob) return () => true;
-  let isMatch: (path: string) => boolean = () => false;
-  try {
-    isMatch = picomatch(glob, { dot: true });
-  } catch {
-    // An unparsable glob still matches its exact path.
-  }
-  return (path) => path === glob || isMatch(path);
-}
+/** How long matching the learnings' globs against a diff's paths may take, ms. */
+export const LEARNING_GLOB_TIMEOUT_MS = 2_000;
 
 /**
  * The learnings a review shows the model: those whose glob matches one of `paths` (a learning
- * without a glob always applies), newest first, at most `caps.maxCount` and `caps.maxChars`
- * characters of text in all (a learning that does not fit is left out, smaller later ones may fit).
+ * without a glob always applies; a dismissal's path is a literal file path and matches only
+ * itself; any glob also matches its exact text), newest first, at most `caps.maxCount` and
+ * `caps.maxChars` characters of text in all (a learning that does not fit is left out, smaller
+ * later ones may fit). Globs are matched in a worker thread (`matchGlobSpecs`), so a hostile one
+ * never blocks the event loop: a glob that times out or does not parse matches only its exact text.
  */
-export function selectLearnings(
+export async function selectLearnings(
   learnings: Learning[],
   paths: readonly string[],
   caps: { maxCount: number; maxChars: number } = LEARNINGS_PROMPT_CAPS,
-): Learning[] {
+): Promise<Learning[]> {
+  const ordered = newestFirst(learnings);
+  const pathSet = new Set(paths);
+  const globbed = ordered.filter((l) => l.path && l.source !== 'dismissal' && !pathSet.has(l.path));
+  const outcome = await matchGlobSpecs(
+    globbed.map((l) => ({ pattern: l.path! })),
+    paths,
+    LEARNING_GLOB_TIMEOUT_MS,
+  );
+  const matched = new Set(globbed.filter((_, i) => (outcome.matches[i]?.length ?? 0) > 0));
   const out: Learning[] = [];
   let chars = 0;
-  for (const learning of newestFirst(learnings)) {
+  for (const learning of ordered) {
     if (out.length >= caps.maxCount) break;
-    const applies = matcherOf(learning);
-    if (!paths.some((p) => applies(p))) continue;
+    const applies = !learning.path || pathSet.has(learning.path) || matched.has(learning);
+    if (!applies || paths.length === 0) continue;
     if (chars + learning.text.length > caps.maxChars) continue;
     chars += learning.text.length;
     out.push(learning);

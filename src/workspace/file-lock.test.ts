@@ -59,4 +59,33 @@ describe('withFileLock', () => {
       withFileLock(lock, () => Promise.resolve('never'), { pollMs: 10, signal: controller.signal }),
     ).rejects.toThrow(/aborted/);
   });
+
+  it('lets exactly one of many waiters take over a stale lock', async () => {
+    // Each waiter judges the lock stale, then renames it away: a late one must not rename away the
+    // fresh lock an earlier one has just made (two holders).
+    let active = 0;
+    let most = 0;
+    for (let round = 0; round < 60; round++) {
+      const lock = path.join(root, `lock-${round}`);
+      await mkdir(lock);
+      await writeFile(
+        path.join(lock, 'owner'),
+        JSON.stringify({ host: 'pod-gone', pid: 1, token: 't', since: '' }),
+      );
+      const old = new Date(Date.now() - 120_000);
+      await utimes(lock, old, old);
+      const waiter = () =>
+        withFileLock(
+          lock,
+          async () => {
+            most = Math.max(most, ++active);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            active--;
+          },
+          { staleMs: 60_000, pollMs: 1 },
+        );
+      await Promise.all([waiter(), waiter(), waiter(), waiter(), waiter()]);
+    }
+    expect(most).toBe(1);
+  });
 });

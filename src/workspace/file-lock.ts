@@ -4,8 +4,8 @@
  * holding an `owner` file (`{"host","pid","token","since"}`); the holder touches the directory's
  * mtime every `heartbeatMs`. A waiter takes the lock over when its mtime is older than `staleMs`
  * (the holder stopped beating: killed, or its node died), or at once when the owner is a process of
- * this host that no longer exists. Takeover renames the stale directory away first (atomic), so
- * two waiters never both remove a fresh lock by accident.
+ * this host that no longer exists. Waiters take a stale lock over one at a time (a takeover mutex
+ * beside the lock), so two waiters never both hold it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
@@ -54,29 +54,57 @@ async function readOwner(lockDir: string): Promise<Owner | undefined> {
   }
 }
 
+/** How `lockDir` looks now: its mtime and owner, or undefined when it is gone. */
+async function look(lockDir: string): Promise<{ mtimeMs: number; owner: Owner | undefined } | undefined> {
+  try {
+    const { mtimeMs } = await stat(lockDir);
+    return { mtimeMs, owner: await readOwner(lockDir) };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Removes `lockDir` when it is stale (see the module comment). Returns true when it did (or the
- * lock vanished meanwhile), false when the lock is live.
+ * lock vanished meanwhile), false when the lock is live or another waiter is taking it over.
+ *
+ * Waiters take a stale lock over one at a time, holding the takeover mutex `<lockDir>.takeover`
+ * (made with `mkdir`, atomic): the one holding it looks at the lock again and removes it only if it
+ * is still the stale one. Without the mutex, a waiter that judged the old lock stale could remove
+ * the fresh lock another waiter had just made, and both would hold it. A mutex left by a waiter
+ * killed in the middle (milliseconds of work) is removed when older than `staleMs`.
  */
 async function takeOverIfStale(lockDir: string, staleMs: number): Promise<boolean> {
-  let mtimeMs: number;
-  try {
-    mtimeMs = (await stat(lockDir)).mtimeMs;
-  } catch {
-    return true; // released meanwhile
-  }
-  const owner = await readOwner(lockDir);
+  const isStale = (seen: { mtimeMs: number; owner: Owner | undefined }) =>
+    Date.now() - seen.mtimeMs > staleMs || deadLocally(seen.owner);
+  const first = await look(lockDir);
+  if (!first) return true; // released meanwhile
   // A lock without an owner file yet is being made right now, unless it is old.
-  const stale = Date.now() - mtimeMs > staleMs || deadLocally(owner);
-  if (!stale) return false;
-  const graveyard = `${lockDir}.stale-${randomBytes(6).toString('hex')}`;
+  if (!isStale(first)) return false;
+  const mutex = `${lockDir}.takeover`;
   try {
-    await rename(lockDir, graveyard);
-  } catch {
-    return true; // another waiter took it over first
+    await mkdir(mutex);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const since = await stat(mutex).then(
+      (s) => s.mtimeMs,
+      () => undefined,
+    );
+    if (since !== undefined && Date.now() - since > staleMs)
+      await rm(mutex, { recursive: true, force: true });
+    return false;
   }
-  await rm(graveyard, { recursive: true, force: true });
-  return true;
+  try {
+    const now = await look(lockDir);
+    if (!now) return true;
+    if (!isStale(now)) return false;
+    const graveyard = `${lockDir}.stale-${randomBytes(6).toString('hex')}`;
+    await rename(lockDir, graveyard);
+    await rm(graveyard, { recursive: true, force: true });
+    return true;
+  } finally {
+    await rm(mutex, { recursive: true, force: true });
+  }
 }
 
 /**

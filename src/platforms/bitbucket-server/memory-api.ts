@@ -7,7 +7,8 @@
  *   not in `to`, from their merge base);
  * - the pull request's commits: `GET …/pull-requests/{id}/commits` (paged);
  * - threads: root inline comments; resolution: `PUT …/comments/{id}` with the comment's current
- *   `version` and `threadResolved: true` (Data Center 8.9+ resolves comment threads).
+ *   `version` and `threadResolved: true` (`RestComment.threadResolved`; a refusal leaves the thread
+ *   open and is logged by the caller).
  */
 import type { CommitComparison, Platform } from '../types.js';
 import {

@@ -50,7 +50,7 @@ const Page = z.object({
   nextPageStart: z.number().int().nonnegative().nullish(),
 });
 
-/** Largest page Bitbucket serves by default (`page.max.changes`… are higher; 1000 is the usual cap). */
+/** Page size asked for (`limit`); the server may serve fewer, and paging follows `nextPageStart`. */
 const PAGE_LIMIT = 500;
 
 /** A URL of the API path `/api/latest/…` rewritten to `/api/1.0/…` (and build-status likewise). */

@@ -1,56 +1,20 @@
 /**
  * The fake Bitbucket Data Center's operations (templates as in the OpenAPI description,
- * `/api/latest/…`). Data Center's rules on top of the description: an inline comment's anchor must
- * name a line of the pull request's effective diff with its type (`ADDED`/`CONTEXT` on the `TO`
- * file, `REMOVED`/`CONTEXT` on the `FROM` file), else 400 ("not created due to a validation
- * error"); a reply's parent must exist (404); an update must carry the comment's current `version`
- * (409) and only the author may change its text; a build status needs `key`, `state` and `url`.
+ * `/api/latest/…`). Data Center's rules on top of the description: comments as `comments.ts`
+ * checks them; a build status needs `key`, `state` and `url` (the description's `required`).
  */
 import { computeFullDiff } from '../fake-github/diff.js';
-import { changedFiles, commitsBetween, fileAt, hunksOf, restDiff, restPath, revParse } from './git.js';
-import type { AddPullRequest, StoredComment, StoredStatus } from './types.js';
+import { commentJson, createComment, find, flatten, shas, updateComment, user } from './comments.js';
+import { changedFiles, commitsBetween, fileAt, restDiff, restPath, revParse } from './git.js';
+import { error, type Answer, type World } from './world.js';
 
-/** What a handler answers. */
-export interface Answer {
-  status: number;
-  body?: unknown;
-  text?: string;
-}
-
-/** A pull request with its root comments. */
-export type PullState = AddPullRequest & { comments: StoredComment[] };
-
-/** Everything the fake holds. */
-export interface World {
-  url: string;
-  pageSize: number;
-  username: string;
-  pulls: Map<string, PullState>;
-  nextCommentId: number;
-  statuses: StoredStatus[];
-}
+export { flatten } from './comments.js';
+export { error, type Answer, type PullState, type World } from './world.js';
 
 const R = '/api/latest/projects/{projectKey}/repos/{repositorySlug}';
 const PR = `${R}/pull-requests/{pullRequestId}`;
 
-/** Data Center's error body. */
-export const error = (status: number, message: string): Answer => ({
-  status,
-  body: { errors: [{ message }] },
-});
 const notFound = (what = 'resource'): Answer => error(404, `The ${what} does not exist.`);
-
-function user(login: string) {
-  return {
-    name: login,
-    emailAddress: `${login}@example.com`,
-    id: login.length,
-    displayName: login,
-    active: true,
-    slug: login.toLowerCase(),
-    type: 'NORMAL',
-  };
-}
 
 /** One page of `all` from `start` (Atlassian REST "Paged APIs"). */
 function paged(world: World, url: URL, all: unknown[]): Answer {
@@ -72,36 +36,6 @@ function paged(world: World, url: URL, all: unknown[]): Answer {
       ...(isLastPage ? {} : { nextPageStart: start + limit }),
     },
   };
-}
-
-function commentJson(c: StoredComment): Record<string, unknown> {
-  return {
-    id: c.id,
-    version: c.version,
-    text: c.text,
-    author: user(c.author),
-    createdDate: c.createdDate,
-    updatedDate: c.createdDate,
-    comments: c.replies.map(commentJson),
-    severity: 'NORMAL',
-    state: 'OPEN',
-    threadResolved: c.threadResolved,
-    ...(c.anchor ? { anchor: { ...c.anchor, diffType: c.anchor.diffType ?? 'EFFECTIVE' } } : {}),
-  };
-}
-
-function find(comments: StoredComment[], id: number): StoredComment | undefined {
-  for (const c of comments) {
-    if (c.id === id) return c;
-    const inner = find(c.replies, id);
-    if (inner) return inner;
-  }
-  return undefined;
-}
-
-/** Every comment of a pull request, replies included. */
-export function flatten(comments: StoredComment[]): StoredComment[] {
-  return comments.flatMap((c) => [c, ...flatten(c.replies)]);
 }
 
 function repoJson(world: World, repo: string) {
@@ -128,14 +62,6 @@ function repoJson(world: World, repo: string) {
   };
 }
 
-async function shas(pull: PullState): Promise<{ head: string; base: string }> {
-  const head = await revParse(pull.bareRepoPath, `refs/heads/${pull.headBranch}`);
-  const base = await revParse(pull.bareRepoPath, `refs/heads/${pull.baseBranch}`);
-  if (!head || !base)
-    throw new Error(`fake Bitbucket Data Center: a branch of ${pull.repo}#${pull.id} is missing`);
-  return { head, base };
-}
-
 function changes(files: Awaited<ReturnType<typeof changedFiles>>) {
   const type = { added: 'ADD', removed: 'DELETE', renamed: 'MOVE', copied: 'COPY' } as Record<string, string>;
   return files.map((f) => ({
@@ -148,59 +74,6 @@ function changes(files: Awaited<ReturnType<typeof changedFiles>>) {
     nodeType: 'FILE',
     srcExecutable: false,
   }));
-}
-
-/** True when `anchor` names a line of the pull request's effective diff with its type. */
-async function anchorInDiff(pull: PullState, anchor: NonNullable<StoredComment['anchor']>): Promise<boolean> {
-  if (anchor.line === undefined) return true; // a file comment
-  const { head, base } = await shas(pull);
-  const file = (await changedFiles(pull.bareRepoPath, base, head)).find((f) => f.filename === anchor.path);
-  const lines = hunksOf(file?.patch).flatMap((h) => h.lines);
-  const onTo = anchor.fileType !== 'FROM';
-  return lines.some(
-    (l) =>
-      l.type === anchor.lineType &&
-      (onTo
-        ? l.type !== 'REMOVED' && l.destination === anchor.line
-        : l.type !== 'ADDED' && l.source === anchor.line),
-  );
-}
-
-async function createComment(
-  world: World,
-  pull: PullState,
-  body: Record<string, unknown>,
-  violation: (m: string) => void,
-) {
-  const text = typeof body.text === 'string' ? body.text : '';
-  if (text.trim() === '') return error(400, 'Comment text must be provided.');
-  const parentId = (body.parent as { id?: number } | undefined)?.id;
-  const anchor = body.anchor as StoredComment['anchor'] | undefined;
-  const parent = parentId !== undefined ? find(pull.comments, parentId) : undefined;
-  if (parentId !== undefined && !parent) return notFound('parent comment');
-  if (anchor) {
-    if (anchor.diffType !== undefined && anchor.diffType !== 'EFFECTIVE')
-      violation(`anchor diffType ${anchor.diffType} without fromHash/toHash`);
-    if (!(await anchorInDiff(pull, anchor))) {
-      violation(
-        `anchor ${anchor.path} ${anchor.fileType ?? ''} ${anchor.lineType ?? ''} ${anchor.line ?? ''} is not a line of the diff`,
-      );
-      return error(400, 'The comment anchor is not part of the pull request diff.');
-    }
-  }
-  const stored: StoredComment = {
-    id: world.nextCommentId++,
-    version: 0,
-    text,
-    author: world.username,
-    createdDate: Date.now(),
-    ...(anchor && !parent ? { anchor } : {}),
-    ...(parent ? { parentId: parent.id } : {}),
-    threadResolved: false,
-    replies: [],
-  };
-  (parent ? parent.replies : pull.comments).push(stored);
-  return { status: 201, body: commentJson(stored) };
 }
 
 /** Answers one validated API request. */
@@ -256,7 +129,7 @@ export async function handle(
       if (template.endsWith('/changes')) return paged(world, url, changes(files));
       return {
         status: 200,
-        body: { fromHash: to, toHash: from, contextLines: 10, whitespace: 'SHOW', ...restDiff(files) },
+        body: { fromHash: to, toHash: from, contextLines: 3, whitespace: 'SHOW', ...restDiff(files) },
       };
     }
     case `GET ${R}/raw/{path}`: {
@@ -338,20 +211,7 @@ export async function handle(
       const c = find(pull.comments, Number(params.commentId));
       if (!c) return notFound('comment');
       if (method === 'GET') return { status: 200, body: commentJson(c) };
-      const update = body as { version?: number; text?: string; threadResolved?: boolean };
-      if (update.version !== c.version)
-        return error(
-          409,
-          `You are attempting to modify a comment based on out-of-date information (version ${c.version}).`,
-        );
-      if (update.text !== undefined && update.text !== c.text && c.author !== world.username)
-        return error(400, 'Only the author of a comment may update its text.');
-      if (update.threadResolved !== undefined && c.parentId !== undefined)
-        return error(400, 'Only the root comment of a thread can resolve it.');
-      if (update.text !== undefined) c.text = update.text;
-      if (update.threadResolved !== undefined) c.threadResolved = update.threadResolved;
-      c.version++;
-      return { status: 200, body: commentJson(c) };
+      return updateComment(world, c, body as Record<string, unknown>);
     }
   }
   violation(`the fake does not serve ${method} ${template}`);

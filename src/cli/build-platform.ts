@@ -30,6 +30,7 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
     gitlab: 'set GITLAB_TOKEN',
     gitea: 'set GITEA_TOKEN and GITEA_URL',
     bitbucket: 'set BITBUCKET_TOKEN',
+    'bitbucket-server': 'set BITBUCKET_SERVER_TOKEN and BITBUCKET_SERVER_URL',
   };
   if (wanted) {
     const platform = platforms.get(wanted);
@@ -41,7 +42,7 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
   const [only, ...others] = [...platforms.values()];
   if (!only)
     throw new UsageError(
-      `no platform is configured: ${hint.github}, or ${hint.gitlab}, or ${hint.gitea}, or ${hint.bitbucket}`,
+      `no platform is configured: ${hint.github}, or ${hint.gitlab}, or ${hint.gitea}, or ${hint.bitbucket}, or ${hint['bitbucket-server']}`,
     );
   if (others.length > 0) throw new UsageError('several platforms are configured: choose one with --platform');
   return only;

@@ -30,7 +30,10 @@ program
     "review one pull/merge request and print the result (posts it unless --dry-run), or with --local the current repository's changes",
   )
   // Optional for commander so that a missing ref gets our one-line error naming the form (§2, §17).
-  .argument('[ref]', 'owner/repo#N, group/subgroup/project#N (GitLab), or a pull/merge request URL')
+  .argument(
+    '[ref]',
+    'owner/repo#N, group/subgroup/project#N (GitLab), KEY/slug#N (Bitbucket Data Center), or a pull/merge request URL',
+  )
   .option('--dry-run', 'print the review without posting it', false)
   .option('--prompt <text>', 'extra instructions for the reviewer')
   .option('--json', 'print the result as one JSON object on stdout (same as --format json)', false)
@@ -40,6 +43,7 @@ program
       'gitlab',
       'gitea',
       'bitbucket',
+      'bitbucket-server',
     ]),
   )
   .option('--config <file>', 'YAML configuration file')
@@ -76,7 +80,8 @@ program
       ...(opts.platform === 'github' ||
       opts.platform === 'gitlab' ||
       opts.platform === 'gitea' ||
-      opts.platform === 'bitbucket'
+      opts.platform === 'bitbucket' ||
+      opts.platform === 'bitbucket-server'
         ? { platform: opts.platform }
         : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),

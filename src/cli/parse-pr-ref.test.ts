@@ -39,6 +39,12 @@ describe('parsePrRef', () => {
       undefined,
       { repoFullName: 'acme/widgets', prNumber: 12, platform: 'bitbucket', host: 'bitbucket.org' },
     ],
+    ['ACME/widgets#3', 'bitbucket-server', { repoFullName: 'ACME/widgets', prNumber: 3 }],
+    [
+      'https://git.example.com/bitbucket/projects/ACME/repos/widgets/pull-requests/5/overview',
+      undefined,
+      { repoFullName: 'ACME/widgets', prNumber: 5, platform: 'bitbucket-server', host: 'git.example.com' },
+    ],
   ] as const)('parses %s', (ref, platform, expected) => {
     expect(parsePrRef(ref, platform)).toEqual(expected);
   });

@@ -9,6 +9,7 @@
 import { UsageError } from '../errors.js';
 import { isPrNumber } from '../platforms/git-names.js';
 import { isBitbucketFullName } from '../platforms/bitbucket-cloud/names.js';
+import { isBitbucketServerFullName } from '../platforms/bitbucket-server/names.js';
 import { isGiteaFullName } from '../platforms/gitea/names.js';
 import { isGitHubFullName } from '../platforms/github/names.js';
 import { isGitLabProjectPath } from '../platforms/gitlab/names.js';
@@ -25,7 +26,7 @@ export interface PrRef {
 }
 
 const EXPECTED =
-  'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL (…/pull/N, …/-/merge_requests/N, …/pulls/N, https://bitbucket.org/ws/repo/pull-requests/N)';
+  'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL (…/pull/N, …/-/merge_requests/N, …/pulls/N, https://bitbucket.org/ws/repo/pull-requests/N, https://<host>/projects/KEY/repos/slug/pull-requests/N; Bitbucket Data Center: KEY/slug#N)';
 
 function validNumber(text: string): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
@@ -40,6 +41,7 @@ function validPath(segments: string[], platform?: PlatformName): boolean {
   if (platform === 'gitlab') return isGitLabProjectPath(path);
   if (platform === 'gitea') return isGiteaFullName(path);
   if (platform === 'bitbucket') return segments.length === 2 && isBitbucketFullName(path);
+  if (platform === 'bitbucket-server') return segments.length === 2 && isBitbucketServerFullName(path);
   return (
     (segments.length === 2 && (isGitHubFullName(path) || isGiteaFullName(path))) || isGitLabProjectPath(path)
   );
@@ -77,6 +79,14 @@ function parseUrl(ref: string): PrRef {
     if (prNumber === undefined || !validPath(repo, 'bitbucket')) fail(ref);
     return { repoFullName: repo.join('/'), prNumber, platform: 'bitbucket', host: url.host };
   }
+  // Bitbucket Data Center: `[<context path>/]projects/KEY/repos/slug/pull-requests/N[/…]`.
+  const projects = parts.indexOf('projects');
+  if (projects >= 0 && parts[projects + 2] === 'repos' && parts[projects + 4] === 'pull-requests') {
+    const prNumber = validNumber(parts[projects + 5] ?? '');
+    const repo = [parts[projects + 1] ?? '', parts[projects + 3] ?? ''];
+    if (prNumber === undefined || !validPath(repo, 'bitbucket-server')) fail(ref);
+    return { repoFullName: repo.join('/'), prNumber, platform: 'bitbucket-server', host: url.host };
+  }
   if (parts.length >= 4 && parts[2] === 'pulls') {
     const prNumber = validNumber(parts[3] ?? '');
     const repo = parts.slice(0, 2);
@@ -107,7 +117,7 @@ export function parsePrRef(ref: string, platform?: PlatformName): PrRef {
     fail(
       ref,
       platform
-        ? `${{ gitea: 'Gitea', bitbucket: 'Bitbucket', github: 'GitHub', gitlab: 'GitLab' }[platform]} repositories are owner/repo`
+        ? `${{ gitea: 'Gitea', bitbucket: 'Bitbucket', 'bitbucket-server': 'Bitbucket Data Center', github: 'GitHub', gitlab: 'GitLab' }[platform]} repositories are ${platform === 'bitbucket-server' ? 'KEY/slug' : 'owner/repo'}`
         : 'nested paths need --platform gitlab',
     );
   }

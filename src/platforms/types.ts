@@ -11,7 +11,7 @@ export type { DiffSide, FileStatus, PullRequestFile };
  * Registered platform names (CONTRACT §4); each is also a first-level directory of the workspace
  * layout (§11), which the cleaner scans.
  */
-export const PLATFORM_NAMES = ['github', 'gitlab', 'gitea', 'bitbucket'] as const;
+export const PLATFORM_NAMES = ['github', 'gitlab', 'gitea', 'bitbucket', 'bitbucket-server'] as const;
 
 /** A registered platform name (CONTRACT §4). */
 export type PlatformName = (typeof PLATFORM_NAMES)[number];
@@ -102,6 +102,12 @@ export interface Posted {
 export interface GitCredentials {
   username: string;
   password: string;
+  /**
+   * `basic` (default): user and password through git's credential helper. `bearer` (Bitbucket Data
+   * Center HTTP access tokens): `password` sent as `Authorization: Bearer` through `http.extraHeader`
+   * in git's environment; `username` unused.
+   */
+  scheme?: 'basic' | 'bearer';
 }
 
 /** How a head relates to an earlier commit (GitHub compare `status`). */

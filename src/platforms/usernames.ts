@@ -4,6 +4,7 @@
  * hold or where a mention ends.
  */
 import { BITBUCKET_USERNAMES } from './bitbucket-cloud/names.js';
+import { BITBUCKET_SERVER_USERNAMES } from './bitbucket-server/names.js';
 import { GITEA_USERNAMES } from './gitea/names.js';
 import { GITHUB_USERNAMES } from './github/names.js';
 import { GITLAB_USERNAMES } from './gitlab/names.js';
@@ -15,6 +16,7 @@ const GRAMMARS: Readonly<Record<PlatformName, UsernameGrammar>> = {
   gitlab: GITLAB_USERNAMES,
   gitea: GITEA_USERNAMES,
   bitbucket: BITBUCKET_USERNAMES,
+  'bitbucket-server': BITBUCKET_SERVER_USERNAMES,
 };
 
 /** The username grammar of `platform`. */

@@ -63,13 +63,18 @@ export function plainGitEnv(home: string): NodeJS.ProcessEnv {
 }
 
 /** Starts the fixture server on 127.0.0.1 with a fresh random token. */
-export async function startGitFixture(): Promise<GitFixture> {
+export async function startGitFixture(options: { scheme?: 'basic' | 'bearer' } = {}): Promise<GitFixture> {
   const root = await mkdtemp(path.join(tmpdir(), 'reviewbot-ws-test-'));
   const projectRoot = path.join(root, 'remote');
   const baseDir = path.join(root, 'workspaces');
   await mkdir(projectRoot, { recursive: true });
   const token = `ghs_${randomBytes(18).toString('hex')}`;
-  const handler = createGitHttpHandler({ projectRoot, password: token, prefix: '/git' });
+  const handler = createGitHttpHandler({
+    projectRoot,
+    password: token,
+    prefix: '/git',
+    ...(options.scheme ? { scheme: options.scheme } : {}),
+  });
   const server: Server = createServer((req, res) => handler.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

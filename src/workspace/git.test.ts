@@ -1,4 +1,4 @@
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -112,6 +112,30 @@ describe('runGit: credentials over HTTP', () => {
     } else {
       await expect(run).rejects.toThrow(GitError);
       expect(fx.handler.requests.some((r) => r.authorized)).toBe(false);
+    }
+  });
+});
+
+describe('runGit: a Bearer token (Bitbucket Data Center)', () => {
+  it('clones with Authorization: Bearer from the environment, scoped to the clone origin, never in .git/config', async () => {
+    const fx = await startGitFixture({ scheme: 'bearer' });
+    try {
+      const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
+      const credentials = { username: '', password: fx.token, scheme: 'bearer' as const };
+      await runGit(['clone', '--quiet', '--', url, 'out'], { cwd: dir, credentials, credentialUrl: url });
+      expect(fx.handler.requests.every((r) => r.authorized)).toBe(true);
+      const config = await readFile(path.join(dir, 'out', '.git', 'config'), 'utf8');
+      expect(config).not.toContain(fx.token);
+      // Scoped to another origin, the header is not sent.
+      const other = runGit(['clone', '--quiet', '--', url, 'out2'], {
+        cwd: dir,
+        credentials,
+        credentialUrl: 'http://127.0.0.1:1',
+      });
+      await expect(other).rejects.toThrow(GitError);
+      await expect(other).rejects.not.toThrow(fx.token);
+    } finally {
+      await fx.close();
     }
   });
 });

@@ -3,8 +3,10 @@
  * user's and the system's git configuration, runs no hooks, refuses `file://` transports, and —
  * when credentials are given — receives them only through two environment variables of that one
  * child process, read by a `credential.helper` set through git's env-based configuration
- * (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, git >= 2.31). Nothing secret is ever
- * put in a URL, in argv, in `.git/config` or in any other file.
+ * (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, git >= 2.31). A Bearer token
+ * (`scheme: 'bearer'`, Bitbucket Data Center) goes the same way as an `http.<origin>.extraHeader`
+ * entry of that environment instead. Nothing secret is ever put in a URL, in argv, in `.git/config`
+ * or in any other file.
  */
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -99,7 +101,11 @@ export function gitConfigEntries(
     ['maintenance.auto', 'false'],
     ['commit.gpgSign', 'false'],
   ];
-  if (options.credentials) {
+  if (options.credentials?.scheme === 'bearer') {
+    // git docs, "http.extraHeader": sent with every HTTP request, scoped like `credential.<url>`.
+    const scope = options.credentialUrl ? `${originOf(options.credentialUrl)}/.` : '';
+    entries.push([`http.${scope}extraHeader`, `Authorization: Bearer ${options.credentials.password}`]);
+  } else if (options.credentials) {
     const scope = options.credentialUrl ? `${originOf(options.credentialUrl)}.` : '';
     entries.push([`credential.${scope}helper`, CREDENTIAL_HELPER]);
   }
@@ -131,7 +137,7 @@ export function buildGitEnv(
     env[`GIT_CONFIG_KEY_${index}`] = key;
     env[`GIT_CONFIG_VALUE_${index}`] = value;
   }
-  if (options.credentials) {
+  if (options.credentials && options.credentials.scheme !== 'bearer') {
     env[USERNAME_VAR] = options.credentials.username;
     env[PASSWORD_VAR] = options.credentials.password;
   }

@@ -19,6 +19,7 @@ import {
   type MemoryRepo,
 } from './memory-fixture.js';
 import { bitbucketDriver } from './memory-fixture-bitbucket.js';
+import { bitbucketServerDriver } from './memory-fixture-bitbucket-server.js';
 
 interface Result {
   body: string;
@@ -37,6 +38,7 @@ describe.each([
   { name: 'github', start: githubDriver },
   { name: 'gitlab', start: gitlabDriver },
   { name: 'bitbucket', start: bitbucketDriver },
+  { name: 'bitbucket-server', start: bitbucketServerDriver },
 ])('a review marker forged through a file name on $name (CLI)', ({ start }) => {
   let root: ReturnType<typeof tempRoot>;
   let driver: MemoryDriver;

@@ -26,6 +26,7 @@ import {
   type MemoryRepo,
 } from './memory-fixture.js';
 import { bitbucketDriver } from './memory-fixture-bitbucket.js';
+import { bitbucketServerDriver } from './memory-fixture-bitbucket-server.js';
 import { giteaDriver } from './memory-fixture-gitea.js';
 
 interface Comment {
@@ -63,6 +64,7 @@ describe.each([
   { name: 'gitea 1.26+', start: () => giteaDriver(true) },
   { name: 'gitea before 1.26 and forgejo (resolve answers 404)', start: () => giteaDriver(false) },
   { name: 'bitbucket cloud', start: bitbucketDriver },
+  { name: 'bitbucket data center', start: bitbucketServerDriver },
 ])('review memory on $name (CLI)', ({ start }) => {
   let root: ReturnType<typeof tempRoot>;
   let driver: MemoryDriver;

@@ -1,7 +1,9 @@
 /**
  * Git smart HTTP for tests: runs `git http-backend` (CGI) for repositories under `projectRoot`,
  * refusing any request without HTTP Basic credentials equal to `password` (user name free, as
- * GitHub accepts `x-access-token` and GitLab `oauth2`). Records each request for assertions.
+ * GitHub accepts `x-access-token` and GitLab `oauth2`), or with `scheme: 'bearer'` without
+ * `Authorization: Bearer <password>` (Bitbucket Data Center HTTP access tokens). Records each
+ * request for assertions.
  */
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,6 +26,8 @@ export interface GitHttpOptions {
   password: string;
   /** URL prefix stripped before the repository path, e.g. `/git`. */
   prefix?: string;
+  /** `basic` (default) or `bearer`: the only scheme accepted. */
+  scheme?: 'basic' | 'bearer';
 }
 
 /** A request handler plus the log of what it saw. */
@@ -42,7 +46,9 @@ export function createGitHttpHandler(options: GitHttpOptions): GitHttpHandler {
     const auth = req.headers.authorization ?? '';
     let authorized = false;
     let user = '';
-    if (auth.startsWith('Basic ')) {
+    if (options.scheme === 'bearer') {
+      authorized = auth === `Bearer ${options.password}`;
+    } else if (auth.startsWith('Basic ')) {
       const [u, ...rest] = Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':');
       user = u ?? '';
       authorized = rest.join(':') === options.password;
@@ -57,7 +63,8 @@ export function createGitHttpHandler(options: GitHttpOptions): GitHttpHandler {
     };
     requests.push(record);
     if (!authorized) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"', 'Content-Type': 'text/plain' });
+      const challenge = options.scheme === 'bearer' ? 'Bearer realm="git"' : 'Basic realm="git"';
+      res.writeHead(401, { 'WWW-Authenticate': challenge, 'Content-Type': 'text/plain' });
       res.end('authentication required\n');
       req.resume();
       return;

@@ -110,6 +110,7 @@ function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | 
     ['GITLAB_URL', pick('GITLAB_URL')],
     ['GITEA_URL', pick('GITEA_URL')],
     ['BITBUCKET_API_URL', pick('BITBUCKET_API_URL')],
+    ['BITBUCKET_SERVER_URL', pick('BITBUCKET_SERVER_URL')],
     ['REVIEWER_BOT_USERNAME', config.reviewer.bot_username],
     ['WORKER_BOT_USERNAME', config.worker.bot_username],
     ['LOG_LEVEL', pick('LOG_LEVEL')],
@@ -138,6 +139,7 @@ const URL_SETTINGS = new Set([
   'GITLAB_URL',
   'GITEA_URL',
   'BITBUCKET_API_URL',
+  'BITBUCKET_SERVER_URL',
 ]);
 
 /** The container `env` of a job, and the settings withheld from it because they hold a secret. */
@@ -155,7 +157,7 @@ export interface JobEnv {
  * `fitPayload`), then `STORE_URL`, `STORE_KEY_TTL_SECONDS`, `WORKSPACE_BASE_DIR=/workspace` (`workspace.shared_dir` when set, §19),
  * `AGENT_PROVIDER`, `AGENT_MODEL`, `AGENT_BASE_URL`, `AGENT_MAX_TURNS`, `ANTHROPIC_BASE_URL`,
  * `OPENAI_BASE_URL`, `CODEHOST_API_URL` (or the server's `GITHUB_API_URL`), `GITLAB_URL`, `GITEA_URL`,
- * `BITBUCKET_API_URL`, the bot
+ * `BITBUCKET_API_URL`, `BITBUCKET_SERVER_URL`, the bot
  * usernames, `LOG_LEVEL`, the `REVIEW_*` settings and `AGENT_SANDBOX`/`AGENT_SANDBOX_NETWORK`, each
  * only when set; every value `$`-escaped (`escapeEnvValue`). A URL
  * with a password is never copied; its name is listed in `withheld`.

@@ -200,6 +200,8 @@ describe('buildJobSpec', () => {
         GITEA_TOKEN: 'gitea-secret-token',
         BITBUCKET_API_URL: 'https://api.bitbucket.example/2.0',
         BITBUCKET_TOKEN: 'bitbucket-secret-token',
+        BITBUCKET_SERVER_URL: 'https://bitbucket.example/bb',
+        BITBUCKET_SERVER_TOKEN: 'bitbucket-server-secret-token',
         LOG_LEVEL: 'debug',
       },
       {
@@ -214,6 +216,7 @@ describe('buildJobSpec', () => {
         GITLAB_URL: 'https://gitlab.example',
         GITEA_URL: 'https://gitea.example',
         BITBUCKET_API_URL: 'https://api.bitbucket.example/2.0',
+        BITBUCKET_SERVER_URL: 'https://bitbucket.example/bb',
         REVIEWER_BOT_USERNAME: 'rb-review',
         WORKER_BOT_USERNAME: 'rb-work',
         LOG_LEVEL: 'debug',

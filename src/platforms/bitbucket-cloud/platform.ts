@@ -13,7 +13,7 @@ import { listBitbucketComments, loginOf, toExistingComments } from './comments.j
 import { toPullRequestFiles } from './diffs.js';
 import { call } from './errors.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
-import { toWire } from './markers.js';
+import { toWire } from '../bitbucket-markers.js';
 import { bitbucketProgress } from './progress.js';
 import { Account, Comment, Commit, DiffStat, PullRequest, Repository } from './schemas.js';
 import type { BitbucketSettings } from './settings.js';

@@ -1,10 +1,12 @@
 /**
- * The wire form of review-memory markers on Bitbucket Cloud (CONTRACT §13). Bitbucket's Markdown
- * escapes HTML, so an HTML comment would show as text; a Markdown link reference definition
- * (`[//]: # (reviewbot:… )`, CommonMark §4.7) renders as nothing. The review code writes and reads
- * markers in the project's HTML-comment form; this platform converts the marker at the end of
- * each body it posts (`toWire`) and back in each body it reads (`fromWire`), so the marker form is
- * the platform's choice and review code has no special case.
+ * The wire form of review-memory markers on Bitbucket Cloud and Bitbucket Data Center (CONTRACT
+ * §13), shared by both platforms. Both render Markdown and escape HTML (Data Center: Atlassian,
+ * "Markdown syntax guide": "CommonMark … all HTML tags are escaped"), so an HTML comment would show
+ * as text; a Markdown link reference definition (`[//]: # (reviewbot:… )`, CommonMark §4.7)
+ * renders as nothing. The review code writes and reads markers in the project's HTML-comment form;
+ * each Bitbucket platform converts the marker at the end of each body it posts (`toWire`) and back
+ * in each body it reads (`fromWire`), so the marker form is the platform's choice and review code
+ * has no special case.
  *
  * Forgery (issue 27): text the bot posts that looks like the wire form (a model quoting one) is
  * neutralised before the trailing marker is converted, so only the product's own marker is read back.

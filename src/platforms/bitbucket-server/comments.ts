@@ -1,0 +1,128 @@
+/**
+ * Pull request comments on Bitbucket Data Center, read from the paged activity stream
+ * (`GET …/pull-requests/{id}/activities`, Atlassian REST "Get activity"): each `COMMENTED` activity
+ * carries a `RestComment` with its replies nested under `comments`; a root comment with an `anchor`
+ * (or the activity's `commentAnchor`) is inline (`fileType` `TO` = new file, `FROM` = old file;
+ * `lineType` `ADDED`/`CONTEXT`/`REMOVED`), one without is a general comment. A root's thread is
+ * resolved when `threadResolved` is true. Bodies are `text` with the memory marker read back into
+ * the project's form (`fromWire`).
+ */
+import { fromWire } from '../bitbucket-markers.js';
+import type { ExistingComment, ReviewThread } from '../types.js';
+import { repoParams, type BitbucketServerClient } from './client.js';
+import type { BitbucketServerCall } from './errors.js';
+import { Activity, Comment, type CommentShape } from './schemas.js';
+
+/** One comment as read here. */
+export interface ServerComment {
+  id: number;
+  /** The comment's `version` (optimistic locking: updates must send it). */
+  version: number;
+  body: string;
+  author: string;
+  createdAt: string;
+  inline?: { path: string; line?: number; side?: 'RIGHT' | 'LEFT' };
+  /** Id of the comment this one replies to. */
+  parentId?: number;
+  resolved: boolean;
+}
+
+/** The login of a `RestApplicationUser`: its `name` (what `@mentions` and `X-AUSERNAME` use). */
+export function loginOf(user: { name?: string | undefined; slug?: string | undefined } | undefined): string {
+  return user?.name ?? user?.slug ?? '';
+}
+
+/** The side of an anchor: `FROM` (old file) is LEFT, `TO` (new file) RIGHT. */
+function sideOf(anchor: CommentShape['anchor']): 'LEFT' | 'RIGHT' {
+  if (anchor?.fileType === 'FROM' || anchor?.lineType === 'REMOVED') return 'LEFT';
+  return 'RIGHT';
+}
+
+/** Every comment of pull request `id` (replies included), oldest first. */
+export async function listServerComments(
+  client: BitbucketServerClient,
+  call: BitbucketServerCall,
+  repo: string,
+  id: number,
+): Promise<ServerComment[]> {
+  const activities = await call(`list the activities of ${repo}#${id}`, async () =>
+    client.all(Activity, async (start, limit) =>
+      client.ok(
+        await client.api.GET(
+          '/api/latest/projects/{projectKey}/repos/{repositorySlug}/pull-requests/{pullRequestId}/activities',
+          { params: { path: { ...repoParams(repo), pullRequestId: String(id) }, query: { start, limit } } },
+        ),
+      ),
+    ),
+  );
+  const byId = new Map<number, ServerComment>();
+  const parents = new Map<number, number>();
+  const visit = (c: CommentShape, anchor: CommentShape['anchor'], parent?: number) => {
+    if (parent !== undefined) parents.set(c.id, parent);
+    const where = c.anchor ?? anchor;
+    if (!byId.has(c.id) || where?.path) {
+      byId.set(c.id, {
+        id: c.id,
+        version: c.version,
+        body: fromWire(c.text),
+        author: loginOf(c.author),
+        createdAt: new Date(c.createdDate).toISOString(),
+        ...(where?.path
+          ? {
+              inline: {
+                path: where.path,
+                ...(where.line ? { line: where.line, side: sideOf(where) } : {}),
+              },
+            }
+          : {}),
+        resolved: c.threadResolved === true,
+      });
+    }
+    for (const reply of c.comments) visit(reply, undefined, c.id);
+  };
+  for (const activity of activities) {
+    if (activity.action !== 'COMMENTED' || activity.comment === undefined) continue;
+    visit(Comment.parse(activity.comment), activity.commentAnchor);
+  }
+  const out: ServerComment[] = [];
+  for (const comment of byId.values()) {
+    const parentId = parents.get(comment.id);
+    // A reply is inline only through its thread: keep the anchor on the root.
+    if (parentId !== undefined) {
+      delete comment.inline;
+      comment.parentId = parentId;
+    }
+    out.push(comment);
+  }
+  return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
+}
+
+/** `comments` as `ExistingComment`s. */
+export function toExistingComments(comments: ServerComment[]): ExistingComment[] {
+  return comments.map((c) => ({
+    id: String(c.id),
+    kind: c.inline ? 'review_comment' : 'issue_comment',
+    authorUsername: c.author,
+    body: c.body,
+    ...(c.inline ? { path: c.inline.path } : {}),
+    ...(c.inline?.line ? { line: c.inline.line, side: c.inline.side ?? 'RIGHT' } : {}),
+    createdAt: c.createdAt,
+    ...(c.inline ? { resolved: c.resolved } : {}),
+  }));
+}
+
+/** The inline threads: each root inline comment with its `threadResolved` state. */
+export function toReviewThreads(comments: ServerComment[]): ReviewThread[] {
+  return comments
+    .filter((c) => c.inline && c.parentId === undefined)
+    .map((c) => ({
+      id: String(c.id),
+      path: c.inline?.path ?? '',
+      ...(c.inline?.line ? { line: c.inline.line, side: c.inline.side ?? 'RIGHT' } : {}),
+      resolved: c.resolved,
+      outdated: false,
+      authorUsername: c.author,
+      body: c.body,
+      commentId: String(c.id),
+    }));
+}

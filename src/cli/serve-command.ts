@@ -199,10 +199,12 @@ export async function runServeCommand(
   }
   // Cluster mode: resume every queue key that still has jobs (from before a restart, or of a dead replica).
   await jobRunner.start?.();
+  const bound = server.server.address();
   logger.info(
     {
       host: config.webhook.host,
-      port: config.webhook.port,
+      // The port bound (with `webhook.port` 0, the one the kernel chose).
+      port: typeof bound === 'object' && bound ? bound.port : config.webhook.port,
       mode,
       platforms: [...platforms.keys()],
       botIdentities,

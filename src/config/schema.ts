@@ -67,7 +67,8 @@ export const rawConfigSchema = z.strictObject({
   webhook: z
     .strictObject({
       host: nonEmpty.default('0.0.0.0'),
-      port: z.int().min(1).max(65535).default(8080),
+      /** 0: any free port (the "listening" log line names the one bound). */
+      port: z.int().min(0).max(65535).default(8080),
       max_concurrent_jobs: z.int().min(1).default(4),
     })
     .prefault({}),

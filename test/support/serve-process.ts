@@ -40,22 +40,23 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `reviewbot serve` with exactly `env` (plus PATH and a free WEBHOOK_PORT); waits until it
- * listens. `cli` is the executable to run (default: the built CLI).
+ * Starts `reviewbot serve` with exactly `env` (plus PATH and `WEBHOOK_PORT=0`: the server picks a
+ * free port) and waits until it listens; `url` is where it listens. `cli` is the executable to run (default: the built CLI).
  */
 export async function startServe(
   env: NodeJS.ProcessEnv,
   timeoutMs = 20_000,
   cli = CLI_PATH,
 ): Promise<ServeProcess> {
-  const port = await freePort();
+  // Port 0: the server binds a free port itself and names it in its "listening" line (a port asked
+  // from the kernel and released first can be taken by another test in between).
   // Executed as the `reviewbot` bin is (its shebang carries the server's V8 flags), with this
   // process's Node first on PATH.
   const child = spawn(cli, ['serve'], {
     env: {
       PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
       WEBHOOK_HOST: '127.0.0.1',
-      WEBHOOK_PORT: String(port),
+      WEBHOOK_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -115,8 +116,9 @@ export async function startServe(
   const early = exited.then((code) => {
     throw new Error(`reviewbot serve exited with ${code} before listening: ${err}`);
   });
-  await Promise.race([listening, early]);
+  const line = await Promise.race([listening, early]);
   early.catch(() => undefined);
+  const port = Number(line.port);
   return {
     url: `http://127.0.0.1:${port}`,
     child,

@@ -30,6 +30,7 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
     gitlab: 'set GITLAB_TOKEN',
     gitea: 'set GITEA_TOKEN and GITEA_URL',
     bitbucket: 'set BITBUCKET_TOKEN',
+    'azure-devops': 'set AZURE_DEVOPS_TOKEN and AZURE_DEVOPS_URL',
   };
   if (wanted) {
     const platform = platforms.get(wanted);

@@ -40,6 +40,7 @@ program
       'gitlab',
       'gitea',
       'bitbucket',
+      'azure-devops',
     ]),
   )
   .option('--config <file>', 'YAML configuration file')
@@ -76,7 +77,8 @@ program
       ...(opts.platform === 'github' ||
       opts.platform === 'gitlab' ||
       opts.platform === 'gitea' ||
-      opts.platform === 'bitbucket'
+      opts.platform === 'bitbucket' ||
+      opts.platform === 'azure-devops'
         ? { platform: opts.platform }
         : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),

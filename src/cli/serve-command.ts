@@ -43,7 +43,7 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
   const problems: string[] = [];
   if (platforms.size === 0) {
     problems.push(
-      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables), GITLAB_TOKEN, GITEA_TOKEN or BITBUCKET_TOKEN',
+      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables), GITLAB_TOKEN, GITEA_TOKEN, BITBUCKET_TOKEN or AZURE_DEVOPS_TOKEN',
     );
   }
   for (const platform of platforms.values()) {
@@ -53,6 +53,7 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
         gitlab: 'GITLAB_WEBHOOK_SECRET',
         gitea: 'GITEA_WEBHOOK_SECRET',
         bitbucket: 'BITBUCKET_WEBHOOK_SECRET',
+        'azure-devops': 'AZURE_DEVOPS_WEBHOOK_USER and AZURE_DEVOPS_WEBHOOK_SECRET',
       };
       problems.push(`${secret[platform.name]}: required by serve for the ${platform.name} platform`);
     }

@@ -3,6 +3,7 @@ import './github/index.js';
 import './gitlab/index.js';
 import './gitea/index.js';
 import './bitbucket-cloud/index.js';
+import './azure-devops/index.js';
 
 export { buildPlatforms, registeredPlatforms, registerPlatform } from './registry.js';
 export type * from './types.js';

@@ -11,7 +11,7 @@ export type { DiffSide, FileStatus, PullRequestFile };
  * Registered platform names (CONTRACT §4); each is also a first-level directory of the workspace
  * layout (§11), which the cleaner scans.
  */
-export const PLATFORM_NAMES = ['github', 'gitlab', 'gitea', 'bitbucket'] as const;
+export const PLATFORM_NAMES = ['github', 'gitlab', 'gitea', 'bitbucket', 'azure-devops'] as const;
 
 /** A registered platform name (CONTRACT §4). */
 export type PlatformName = (typeof PLATFORM_NAMES)[number];
@@ -102,6 +102,12 @@ export interface Posted {
 export interface GitCredentials {
   username: string;
   password: string;
+  /**
+   * When set, git sends this `Authorization` header value (`http.extraHeader`, scoped to the clone
+   * URL's origin, through the environment only) instead of answering a challenge with
+   * username/password (Azure DevOps: `Basic base64(":" + PAT)`).
+   */
+  authorization?: string;
 }
 
 /** How a head relates to an earlier commit (GitHub compare `status`). */

@@ -3,6 +3,7 @@
  * its own folder), so nothing outside `src/platforms` hard-codes which characters a username may
  * hold or where a mention ends.
  */
+import { AZURE_DEVOPS_USERNAMES } from './azure-devops/names.js';
 import { BITBUCKET_USERNAMES } from './bitbucket-cloud/names.js';
 import { GITEA_USERNAMES } from './gitea/names.js';
 import { GITHUB_USERNAMES } from './github/names.js';
@@ -15,6 +16,7 @@ const GRAMMARS: Readonly<Record<PlatformName, UsernameGrammar>> = {
   gitlab: GITLAB_USERNAMES,
   gitea: GITEA_USERNAMES,
   bitbucket: BITBUCKET_USERNAMES,
+  'azure-devops': AZURE_DEVOPS_USERNAMES,
 };
 
 /** The username grammar of `platform`. */

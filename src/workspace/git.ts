@@ -99,7 +99,12 @@ export function gitConfigEntries(
     ['maintenance.auto', 'false'],
     ['commit.gpgSign', 'false'],
   ];
-  if (options.credentials) {
+  if (options.credentials?.authorization) {
+    // A header credential (Azure DevOps): sent with every request to the clone URL's origin only,
+    // through this child's environment (`http.<url>.extraHeader`, git docs "http.extraHeader").
+    const scope = options.credentialUrl ? `${originOf(options.credentialUrl)}/.` : '';
+    entries.push([`http.${scope}extraHeader`, `Authorization: ${options.credentials.authorization}`]);
+  } else if (options.credentials) {
     const scope = options.credentialUrl ? `${originOf(options.credentialUrl)}.` : '';
     entries.push([`credential.${scope}helper`, CREDENTIAL_HELPER]);
   }
@@ -208,7 +213,10 @@ function tailOf(text: string, maxChars = 2000): string {
  */
 export function runGit(args: string[], options: RunGitOptions): Promise<RunGitResult> {
   const subcommand = subcommandOf(args);
-  const masker = new SecretMasker([options.credentials?.password ?? '']);
+  const masker = new SecretMasker([
+    options.credentials?.password ?? '',
+    options.credentials?.authorization ?? '',
+  ]);
   const mask = (text: string) => masker.mask(options.masker ? options.masker.mask(text) : text);
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {

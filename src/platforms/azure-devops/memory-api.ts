@@ -59,11 +59,9 @@ export function azureMemoryMethods(client: AzureClient, call: AzureCall): Memory
               true,
               MAX_DIFFED_FILES + 1,
               0,
-              {
-                baseVersion: base,
-                baseVersionType: COMMIT,
-              },
-              { targetVersion: head, targetVersionType: COMMIT },
+              // The library reads `version`/`versionType` of each descriptor (GitApi.getCommitDiffs).
+              { version: base, versionType: COMMIT },
+              { version: head, versionType: COMMIT },
             ),
           );
           const listed = toListedChanges(diffs.changes ?? []);

@@ -1,0 +1,2 @@
+export * from './fake-azure-devops.js';
+export type * from './types.js';

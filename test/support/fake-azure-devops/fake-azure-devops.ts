@@ -514,6 +514,12 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
         iterations: [],
       });
     },
+    /** The pull request as the API (and a service hook's `resource`) shows it now. */
+    async pullRequestJson(project: string, repo: string, id: number) {
+      const pull = findPull(project, repo, id);
+      if (!pull) throw new Error('fake Azure DevOps: no such pull request');
+      return prJson(pull);
+    },
     threads: (project: string, repo: string, id: number) => findPull(project, repo, id)?.threads ?? [],
     statuses: (project: string, repo: string, id: number) => findPull(project, repo, id)?.statuses ?? [],
     /** Adds a thread started by another user, as the web UI would. */

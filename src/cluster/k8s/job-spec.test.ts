@@ -200,6 +200,8 @@ describe('buildJobSpec', () => {
         GITEA_TOKEN: 'gitea-secret-token',
         BITBUCKET_API_URL: 'https://api.bitbucket.example/2.0',
         BITBUCKET_TOKEN: 'bitbucket-secret-token',
+        AZURE_DEVOPS_URL: 'https://dev.azure.com/acme',
+        AZURE_DEVOPS_TOKEN: 'azure-devops-secret-pat',
         LOG_LEVEL: 'debug',
       },
       {
@@ -214,6 +216,7 @@ describe('buildJobSpec', () => {
         GITLAB_URL: 'https://gitlab.example',
         GITEA_URL: 'https://gitea.example',
         BITBUCKET_API_URL: 'https://api.bitbucket.example/2.0',
+        AZURE_DEVOPS_URL: 'https://dev.azure.com/acme',
         REVIEWER_BOT_USERNAME: 'rb-review',
         WORKER_BOT_USERNAME: 'rb-work',
         LOG_LEVEL: 'debug',

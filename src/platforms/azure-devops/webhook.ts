@@ -17,11 +17,14 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
-/** The `id` of a delivery's body, read without parsing it twice (a GUID near the start). */
+/** The top-level `id` of a delivery's body (a GUID; retries keep it), lower-cased. */
 function idOf(rawBody: Buffer): string | undefined {
-  const head = rawBody.subarray(0, 4096).toString('utf8');
-  const match = /"id"\s*:\s*"([0-9a-fA-F-]{36})"/.exec(head);
-  return match?.[1] && isGuid(match[1]) ? match[1].toLowerCase() : undefined;
+  try {
+    const id = (JSON.parse(rawBody.toString('utf8')) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' && isGuid(id) ? id.toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

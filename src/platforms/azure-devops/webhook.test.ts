@@ -42,6 +42,17 @@ describe('Azure DevOps service hooks', () => {
     expect(handler.deliveryId(request(payload))).toBe(EVENT_ID);
   });
 
+  it('takes the delivery id from the top-level id, never a nested one that comes first', () => {
+    const { id: _id, ...rest } = pullRequestEvent('git.pullrequest.created', PR, EVENT_ID);
+    const payload = {
+      resource: { ...PR, id: '99999999-9999-4999-8999-999999999999' },
+      ...rest,
+      id: EVENT_ID,
+    };
+    expect(handler.deliveryId(request(payload))).toBe(EVENT_ID);
+    expect(handler.deliveryId({ headers: {}, rawBody: Buffer.from('not json') })).toBeUndefined();
+  });
+
   it('parses lifecycle events: created → pr_opened, updated → pr_push; a completed one is ignored', () => {
     expect(parse(pullRequestEvent('git.pullrequest.created', PR, EVENT_ID))).toMatchObject({
       kind: 'event',

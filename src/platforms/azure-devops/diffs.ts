@@ -14,6 +14,8 @@ import type { AzureClient } from './client.js';
 
 /** Files whose hunks are computed at most (each costs two reads); the rest are listed without. */
 export const MAX_DIFFED_FILES = 300;
+/** Files whose two texts are read at once. */
+export const FILE_READS_IN_FLIGHT = 6;
 /** Longest one file's diff may compute, ms (jsdiff runs on the event loop). */
 export const FILE_DIFF_TIMEOUT_MS = 250;
 
@@ -97,7 +99,8 @@ export function fileAt(client: AzureClient, project: string, repo: string, path:
 
 /**
  * The changed files `listed` between `base` and `head` with their hunks, made from each file's text
- * at both commits (at most `MAX_DIFFED_FILES` files get hunks; binary files none).
+ * at both commits, `FILE_READS_IN_FLIGHT` files at a time (at most `MAX_DIFFED_FILES` files get
+ * hunks; binary files none).
  */
 export async function withHunks(
   client: AzureClient,
@@ -107,26 +110,34 @@ export async function withHunks(
   base: string,
   head: string,
 ): Promise<PullRequestFile[]> {
-  const out: PullRequestFile[] = [];
-  for (const [index, change] of listed.entries()) {
-    const file: PullRequestFile = { path: change.path, status: change.status, additions: 0, deletions: 0 };
-    if (change.previousPath) file.previousPath = change.previousPath;
-    out.push(file);
-    if (index >= MAX_DIFFED_FILES) continue;
-    const [before, after] = await Promise.all([
-      change.status === 'added'
-        ? null
-        : fileAt(client, project, repo, change.previousPath ?? change.path, base),
-      change.status === 'removed' ? null : fileAt(client, project, repo, change.path, head),
-    ]);
-    if ((before ?? '').includes('\0') || (after ?? '').includes('\0')) continue;
-    const patch = hunksBetween(change.path, before ?? '', after ?? '');
-    if (patch === undefined) continue;
-    file.patch = patch;
-    for (const line of patch.split('\n')) {
-      if (line.startsWith('+')) file.additions++;
-      else if (line.startsWith('-')) file.deletions++;
+  const out: PullRequestFile[] = listed.map((change) => ({
+    path: change.path,
+    status: change.status,
+    additions: 0,
+    deletions: 0,
+    ...(change.previousPath ? { previousPath: change.previousPath } : {}),
+  }));
+  let next = 0;
+  async function worker(): Promise<void> {
+    for (let index = next++; index < Math.min(listed.length, MAX_DIFFED_FILES); index = next++) {
+      const change = listed[index] as ListedChange;
+      const file = out[index] as PullRequestFile;
+      const [before, after] = await Promise.all([
+        change.status === 'added'
+          ? null
+          : fileAt(client, project, repo, change.previousPath ?? change.path, base),
+        change.status === 'removed' ? null : fileAt(client, project, repo, change.path, head),
+      ]);
+      if ((before ?? '').includes('\0') || (after ?? '').includes('\0')) continue;
+      const patch = hunksBetween(change.path, before ?? '', after ?? '');
+      if (patch === undefined) continue;
+      file.patch = patch;
+      for (const line of patch.split('\n')) {
+        if (line.startsWith('+')) file.additions++;
+        else if (line.startsWith('-')) file.deletions++;
+      }
     }
   }
+  await Promise.all(Array.from({ length: FILE_READS_IN_FLIGHT }, () => worker()));
   return out;
 }

@@ -43,7 +43,11 @@ describe('Azure DevOps service hooks', () => {
   });
 
   it('takes the delivery id from the top-level id, never a nested one that comes first', () => {
-    const { id: _id, ...rest } = pullRequestEvent('git.pullrequest.created', PR, EVENT_ID);
+    const {
+      id: _id,
+      resource: _resource,
+      ...rest
+    } = pullRequestEvent('git.pullrequest.created', PR, EVENT_ID);
     const payload = {
       resource: { ...PR, id: '99999999-9999-4999-8999-999999999999' },
       ...rest,

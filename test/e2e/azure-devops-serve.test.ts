@@ -131,6 +131,22 @@ describe('reviewbot serve on Azure DevOps', () => {
     expect(res.status).toBe(401);
     const other = await send({ ...created, eventType: 'git.push' });
     expect(other).toMatchObject({ status: 200, json: { status: 'ignored' } });
+    // The bot's own comment never starts a job (bot loop); a user outside allowed_users neither.
+    const own = commentEvent(pr, 99, {
+      id: 2,
+      content: `@${BOT} again`,
+      author: { id: ado.botId, uniqueName: BOT },
+    });
+    expect((await send(own)).json).toEqual({ status: 'ignored', reason: 'comment by a bot' });
+    const mallory = commentEvent(pr, 99, {
+      id: 3,
+      content: `@${BOT} review`,
+      author: { id: '22222222-2222-4333-8444-555555555555', uniqueName: 'mallory@example.com' },
+    });
+    expect((await send(mallory)).json).toEqual({
+      status: 'ignored',
+      reason: 'user mallory@example.com is not allowed',
+    });
   });
 
   it('the WORKER edits, commits, pushes to the head branch (PAT in a header) and replies in the thread', async () => {

@@ -138,7 +138,7 @@ export function createAzureDevOpsPlatform(options: AzureDevOpsPlatformOptions): 
       const thread = target.discussionId ?? target.inReplyToCommentId;
       const content = toWire(body);
       if (thread && /^[1-9][0-9]*$/.test(thread)) {
-        const posted = await call(`reply in thread ${thread} of ${ref(repo, id)}`, () =>
+        await call(`reply in thread ${thread} of ${ref(repo, id)}`, () =>
           client.send((git) =>
             git.createComment(
               { parentCommentId: 1, content, commentType: COMMENT_TYPE.text },
@@ -149,7 +149,6 @@ export function createAzureDevOpsPlatform(options: AzureDevOpsPlatformOptions): 
             ),
           ),
         );
-        void posted;
         return { id: thread, url: threadUrl(await prUrl(repo, id), Number(thread)) };
       }
       const created = await call(`post a comment on ${ref(repo, id)}`, () =>

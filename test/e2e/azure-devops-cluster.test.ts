@@ -68,7 +68,12 @@ describe('reviewbot serve in cluster mode on Azure DevOps', () => {
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-ado-cluster-'));
     scenario = createDiffScenario(path.join(root, 'repos'), 'acme/widgets');
-    ado = await startFakeAzureDevOps({ token: TOKEN, botUniqueName: BOT });
+    // A Server-style collection URL (`https://<server>/<collection>`): routes resolve under its path.
+    ado = await startFakeAzureDevOps({
+      token: TOKEN,
+      botUniqueName: BOT,
+      collection: '/tfs/DefaultCollection',
+    });
     ado.addPullRequest({
       project: PROJECT,
       repo: REPO,

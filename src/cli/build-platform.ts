@@ -31,6 +31,7 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
     gitea: 'set GITEA_TOKEN and GITEA_URL',
     bitbucket: 'set BITBUCKET_TOKEN',
     'bitbucket-server': 'set BITBUCKET_SERVER_TOKEN and BITBUCKET_SERVER_URL',
+    'azure-devops': 'set AZURE_DEVOPS_TOKEN and AZURE_DEVOPS_URL',
   };
   if (wanted) {
     const platform = platforms.get(wanted);

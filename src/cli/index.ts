@@ -44,6 +44,7 @@ program
       'gitea',
       'bitbucket',
       'bitbucket-server',
+      'azure-devops',
     ]),
   )
   .option('--config <file>', 'YAML configuration file')
@@ -81,7 +82,8 @@ program
       opts.platform === 'gitlab' ||
       opts.platform === 'gitea' ||
       opts.platform === 'bitbucket' ||
-      opts.platform === 'bitbucket-server'
+      opts.platform === 'bitbucket-server' ||
+      opts.platform === 'azure-devops'
         ? { platform: opts.platform }
         : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),

@@ -45,6 +45,22 @@ describe('parsePrRef', () => {
       undefined,
       { repoFullName: 'ACME/widgets', prNumber: 5, platform: 'bitbucket-server', host: 'git.example.com' },
     ],
+    ['Fabrikam Fiber/widgets#3', 'azure-devops', { repoFullName: 'Fabrikam Fiber/widgets', prNumber: 3 }],
+    [
+      'https://dev.azure.com/acme/Fabrikam/_git/widgets/pullrequest/12',
+      undefined,
+      { repoFullName: 'Fabrikam/widgets', prNumber: 12, platform: 'azure-devops', host: 'dev.azure.com' },
+    ],
+    [
+      'https://tfs.example.com/tfs/DefaultCollection/Fabrikam%20Fiber/_git/widgets/pullrequest/4?_a=files',
+      'azure-devops',
+      {
+        repoFullName: 'Fabrikam Fiber/widgets',
+        prNumber: 4,
+        platform: 'azure-devops',
+        host: 'tfs.example.com',
+      },
+    ],
   ] as const)('parses %s', (ref, platform, expected) => {
     expect(parsePrRef(ref, platform)).toEqual(expected);
   });

@@ -8,6 +8,7 @@
  */
 import { UsageError } from '../errors.js';
 import { isPrNumber } from '../platforms/git-names.js';
+import { isAzureFullName } from '../platforms/azure-devops/names.js';
 import { isBitbucketFullName } from '../platforms/bitbucket-cloud/names.js';
 import { isBitbucketServerFullName } from '../platforms/bitbucket-server/names.js';
 import { isGiteaFullName } from '../platforms/gitea/names.js';
@@ -26,7 +27,7 @@ export interface PrRef {
 }
 
 const EXPECTED =
-  'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL (…/pull/N, …/-/merge_requests/N, …/pulls/N, https://bitbucket.org/ws/repo/pull-requests/N, https://<host>/projects/KEY/repos/slug/pull-requests/N; Bitbucket Data Center: KEY/slug#N)';
+  'expected owner/repo#N (GitLab: group/subgroup/project#N) or a pull/merge request URL (…/pull/N, …/-/merge_requests/N, …/pulls/N, https://bitbucket.org/ws/repo/pull-requests/N, https://<host>/projects/KEY/repos/slug/pull-requests/N, …/project/_git/repo/pullrequest/N; Bitbucket Data Center: KEY/slug#N; Azure DevOps: project/repo#N)';
 
 function validNumber(text: string): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
@@ -42,6 +43,7 @@ function validPath(segments: string[], platform?: PlatformName): boolean {
   if (platform === 'gitea') return isGiteaFullName(path);
   if (platform === 'bitbucket') return segments.length === 2 && isBitbucketFullName(path);
   if (platform === 'bitbucket-server') return segments.length === 2 && isBitbucketServerFullName(path);
+  if (platform === 'azure-devops') return isAzureFullName(path);
   return (
     (segments.length === 2 && (isGitHubFullName(path) || isGiteaFullName(path))) || isGitLabProjectPath(path)
   );
@@ -72,6 +74,20 @@ function parseUrl(ref: string): PrRef {
     const repo = parts.slice(0, 2);
     if (prNumber === undefined || !validPath(repo, 'github')) fail(ref);
     return { repoFullName: repo.join('/'), prNumber, platform: 'github', host: url.host };
+  }
+  const git = parts.indexOf('_git');
+  if (git >= 1 && parts[git + 2] === 'pullrequest') {
+    // Azure DevOps: https://dev.azure.com/org/project/_git/repo/pullrequest/N, or on Server
+    // https://<server>/<collection>/project/_git/repo/pullrequest/N (URL path segments decoded).
+    const prNumber = validNumber(parts[git + 3] ?? '');
+    let repo: string[];
+    try {
+      repo = [parts[git - 1] ?? '', parts[git + 1] ?? ''].map((p) => decodeURIComponent(p));
+    } catch {
+      return fail(ref, 'bad percent-encoding');
+    }
+    if (prNumber === undefined || !validPath(repo, 'azure-devops')) fail(ref);
+    return { repoFullName: repo.join('/'), prNumber, platform: 'azure-devops', host: url.host };
   }
   if (url.hostname === 'bitbucket.org' && parts.length >= 4 && parts[2] === 'pull-requests') {
     const prNumber = validNumber(parts[3] ?? '');
@@ -117,7 +133,7 @@ export function parsePrRef(ref: string, platform?: PlatformName): PrRef {
     fail(
       ref,
       platform
-        ? `${{ gitea: 'Gitea', bitbucket: 'Bitbucket', 'bitbucket-server': 'Bitbucket Data Center', github: 'GitHub', gitlab: 'GitLab' }[platform]} repositories are ${platform === 'bitbucket-server' ? 'KEY/slug' : 'owner/repo'}`
+        ? `${{ gitea: 'Gitea', bitbucket: 'Bitbucket', 'bitbucket-server': 'Bitbucket Data Center', github: 'GitHub', gitlab: 'GitLab', 'azure-devops': 'Azure DevOps' }[platform]} repositories are ${platform === 'bitbucket-server' ? 'KEY/slug' : platform === 'azure-devops' ? 'project/repo' : 'owner/repo'}`
         : 'nested paths need --platform gitlab',
     );
   }

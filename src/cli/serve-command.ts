@@ -43,7 +43,7 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
   const problems: string[] = [];
   if (platforms.size === 0) {
     problems.push(
-      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables), GITLAB_TOKEN, GITEA_TOKEN, BITBUCKET_TOKEN or BITBUCKET_SERVER_TOKEN',
+      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables), GITLAB_TOKEN, GITEA_TOKEN, BITBUCKET_TOKEN, BITBUCKET_SERVER_TOKEN or AZURE_DEVOPS_TOKEN',
     );
   }
   for (const platform of platforms.values()) {
@@ -54,6 +54,7 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
         gitea: 'GITEA_WEBHOOK_SECRET',
         bitbucket: 'BITBUCKET_WEBHOOK_SECRET',
         'bitbucket-server': 'BITBUCKET_SERVER_WEBHOOK_SECRET',
+        'azure-devops': 'AZURE_DEVOPS_WEBHOOK_USER and AZURE_DEVOPS_WEBHOOK_SECRET',
       };
       problems.push(`${secret[platform.name]}: required by serve for the ${platform.name} platform`);
     }

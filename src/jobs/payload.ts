@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import type { JobPayload } from './types.js';
 
 const reviewComment = z.object({
-  platform: z.enum(['github', 'gitlab', 'gitea', 'bitbucket', 'bitbucket-server']),
+  platform: z.enum(['github', 'gitlab', 'gitea', 'bitbucket', 'bitbucket-server', 'azure-devops']),
   repoFullName: z.string().min(1),
   prNumber: z.int().min(1),
   prBranch: z.string(),

@@ -4,6 +4,7 @@ import './gitlab/index.js';
 import './gitea/index.js';
 import './bitbucket-cloud/index.js';
 import './bitbucket-server/index.js';
+import './azure-devops/index.js';
 
 export { buildPlatforms, registeredPlatforms, registerPlatform } from './registry.js';
 export type * from './types.js';

@@ -11,7 +11,14 @@ export type { DiffSide, FileStatus, PullRequestFile };
  * Registered platform names (CONTRACT §4); each is also a first-level directory of the workspace
  * layout (§11), which the cleaner scans.
  */
-export const PLATFORM_NAMES = ['github', 'gitlab', 'gitea', 'bitbucket', 'bitbucket-server'] as const;
+export const PLATFORM_NAMES = [
+  'github',
+  'gitlab',
+  'gitea',
+  'bitbucket',
+  'bitbucket-server',
+  'azure-devops',
+] as const;
 
 /** A registered platform name (CONTRACT §4). */
 export type PlatformName = (typeof PLATFORM_NAMES)[number];
@@ -103,11 +110,11 @@ export interface GitCredentials {
   username: string;
   password: string;
   /**
-   * `basic` (default): user and password through git's credential helper. `bearer` (Bitbucket Data
-   * Center HTTP access tokens): `password` sent as `Authorization: Bearer` through `http.extraHeader`
-   * in git's environment; `username` unused.
+   * When set, git sends this `Authorization` header value (`http.extraHeader`, scoped to the clone
+   * URL's origin, through the environment only) instead of answering a challenge with
+   * username/password (Azure DevOps: `Basic base64(":" + PAT)`; Bitbucket Data Center: `Bearer <token>`).
    */
-  scheme?: 'basic' | 'bearer';
+  authorization?: string;
 }
 
 /** How a head relates to an earlier commit (GitHub compare `status`). */

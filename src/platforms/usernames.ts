@@ -3,6 +3,7 @@
  * its own folder), so nothing outside `src/platforms` hard-codes which characters a username may
  * hold or where a mention ends.
  */
+import { AZURE_DEVOPS_USERNAMES } from './azure-devops/names.js';
 import { BITBUCKET_USERNAMES } from './bitbucket-cloud/names.js';
 import { BITBUCKET_SERVER_USERNAMES } from './bitbucket-server/names.js';
 import { GITEA_USERNAMES } from './gitea/names.js';
@@ -17,6 +18,7 @@ const GRAMMARS: Readonly<Record<PlatformName, UsernameGrammar>> = {
   gitea: GITEA_USERNAMES,
   bitbucket: BITBUCKET_USERNAMES,
   'bitbucket-server': BITBUCKET_SERVER_USERNAMES,
+  'azure-devops': AZURE_DEVOPS_USERNAMES,
 };
 
 /** The username grammar of `platform`. */

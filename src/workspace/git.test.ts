@@ -114,6 +114,33 @@ describe('runGit: credentials over HTTP', () => {
       expect(fx.handler.requests.some((r) => r.authorized)).toBe(false);
     }
   });
+
+  it.each([
+    ['scoped to the clone URL', 'clone', true],
+    ['scoped to another host', 'http://127.0.0.1:1', false],
+  ])(
+    'an Authorization header credential (Azure DevOps) %s: sent up front = %s, never stored',
+    async (_name, scope, succeeds) => {
+      const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
+      const authorization = `Basic ${Buffer.from(`:${fx.token}`).toString('base64')}`;
+      const run = runGit(['clone', '--quiet', '--', url, 'out'], {
+        cwd: dir,
+        credentials: { username: '', password: fx.token, authorization },
+        credentialUrl: scope === 'clone' ? url : scope,
+      });
+      if (succeeds) {
+        await run;
+        // The first request already carries it: no 401 challenge, no credential helper.
+        expect(fx.handler.requests[0]?.authorized).toBe(true);
+        const config = await runGit(['config', '--local', '--list'], { cwd: path.join(dir, 'out') });
+        expect(config.stdout).not.toContain(fx.token);
+        expect(config.stdout).not.toContain(authorization.slice(6));
+      } else {
+        await expect(run).rejects.toThrow(GitError);
+        expect(fx.handler.requests.some((r) => r.authorized)).toBe(false);
+      }
+    },
+  );
 });
 
 describe('runGit: a Bearer token (Bitbucket Data Center)', () => {
@@ -121,7 +148,7 @@ describe('runGit: a Bearer token (Bitbucket Data Center)', () => {
     const fx = await startGitFixture({ scheme: 'bearer' });
     try {
       const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
-      const credentials = { username: '', password: fx.token, scheme: 'bearer' as const };
+      const credentials = { username: '', password: '', authorization: `Bearer ${fx.token}` };
       await runGit(['clone', '--quiet', '--', url, 'out'], { cwd: dir, credentials, credentialUrl: url });
       expect(fx.handler.requests.every((r) => r.authorized)).toBe(true);
       const config = await readFile(path.join(dir, 'out', '.git', 'config'), 'utf8');

@@ -3,9 +3,9 @@
  * user's and the system's git configuration, runs no hooks, refuses `file://` transports, and —
  * when credentials are given — receives them only through two environment variables of that one
  * child process, read by a `credential.helper` set through git's env-based configuration
- * (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, git >= 2.31). A Bearer token
- * (`scheme: 'bearer'`, Bitbucket Data Center) goes the same way as an `http.<origin>.extraHeader`
- * entry of that environment instead. Nothing secret is ever put in a URL, in argv, in `.git/config`
+ * (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, git >= 2.31). A header credential
+ * (`authorization`: Bitbucket Data Center's Bearer token, Azure DevOps' Basic PAT) goes the same
+ * way as an `http.<origin>.extraHeader` entry of that environment instead. Nothing secret is ever put in a URL, in argv, in `.git/config`
  * or in any other file.
  */
 import { spawn } from 'node:child_process';
@@ -101,10 +101,11 @@ export function gitConfigEntries(
     ['maintenance.auto', 'false'],
     ['commit.gpgSign', 'false'],
   ];
-  if (options.credentials?.scheme === 'bearer') {
-    // git docs, "http.extraHeader": sent with every HTTP request, scoped like `credential.<url>`.
+  if (options.credentials?.authorization) {
+    // A header credential (Azure DevOps Basic, Bitbucket Data Center Bearer): sent with every request to the clone URL's origin only,
+    // through this child's environment (`http.<url>.extraHeader`, git docs "http.extraHeader").
     const scope = options.credentialUrl ? `${originOf(options.credentialUrl)}/.` : '';
-    entries.push([`http.${scope}extraHeader`, `Authorization: Bearer ${options.credentials.password}`]);
+    entries.push([`http.${scope}extraHeader`, `Authorization: ${options.credentials.authorization}`]);
   } else if (options.credentials) {
     const scope = options.credentialUrl ? `${originOf(options.credentialUrl)}.` : '';
     entries.push([`credential.${scope}helper`, CREDENTIAL_HELPER]);
@@ -137,7 +138,7 @@ export function buildGitEnv(
     env[`GIT_CONFIG_KEY_${index}`] = key;
     env[`GIT_CONFIG_VALUE_${index}`] = value;
   }
-  if (options.credentials && options.credentials.scheme !== 'bearer') {
+  if (options.credentials && !options.credentials.authorization) {
     env[USERNAME_VAR] = options.credentials.username;
     env[PASSWORD_VAR] = options.credentials.password;
   }
@@ -214,7 +215,10 @@ function tailOf(text: string, maxChars = 2000): string {
  */
 export function runGit(args: string[], options: RunGitOptions): Promise<RunGitResult> {
   const subcommand = subcommandOf(args);
-  const masker = new SecretMasker([options.credentials?.password ?? '']);
+  const masker = new SecretMasker([
+    options.credentials?.password ?? '',
+    options.credentials?.authorization ?? '',
+  ]);
   const mask = (text: string) => masker.mask(options.masker ? options.masker.mask(text) : text);
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {

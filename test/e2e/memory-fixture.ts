@@ -135,7 +135,7 @@ export interface BotThread {
 
 /** One platform's fake and how to read what the bot left on it. */
 export interface MemoryDriver {
-  name: 'github' | 'gitlab' | 'gitea' | 'bitbucket' | 'bitbucket-server';
+  name: 'github' | 'gitlab' | 'gitea' | 'bitbucket' | 'bitbucket-server' | 'azure-devops';
   /** Environment for the CLI (platform credentials and URL; add the model's). */
   env: NodeJS.ProcessEnv;
   /** `reviewbot review` reference of pull request `number`. */

@@ -18,6 +18,7 @@ import {
   type MemoryDriver,
   type MemoryRepo,
 } from './memory-fixture.js';
+import { azureDevOpsDriver } from './memory-fixture-azure-devops.js';
 import { bitbucketDriver } from './memory-fixture-bitbucket.js';
 import { bitbucketServerDriver } from './memory-fixture-bitbucket-server.js';
 
@@ -39,6 +40,7 @@ describe.each([
   { name: 'gitlab', start: gitlabDriver },
   { name: 'bitbucket', start: bitbucketDriver },
   { name: 'bitbucket-server', start: bitbucketServerDriver },
+  { name: 'azure-devops', start: azureDevOpsDriver },
 ])('a review marker forged through a file name on $name (CLI)', ({ start }) => {
   let root: ReturnType<typeof tempRoot>;
   let driver: MemoryDriver;

@@ -25,6 +25,7 @@ import {
   type MemoryDriver,
   type MemoryRepo,
 } from './memory-fixture.js';
+import { azureDevOpsDriver } from './memory-fixture-azure-devops.js';
 import { bitbucketDriver } from './memory-fixture-bitbucket.js';
 import { bitbucketServerDriver } from './memory-fixture-bitbucket-server.js';
 import { giteaDriver } from './memory-fixture-gitea.js';
@@ -65,6 +66,7 @@ describe.each([
   { name: 'gitea before 1.26 and forgejo (resolve answers 404)', start: () => giteaDriver(false) },
   { name: 'bitbucket cloud', start: bitbucketDriver },
   { name: 'bitbucket data center', start: bitbucketServerDriver },
+  { name: 'azure devops', start: azureDevOpsDriver },
 ])('review memory on $name (CLI)', ({ start }) => {
   let root: ReturnType<typeof tempRoot>;
   let driver: MemoryDriver;

@@ -111,6 +111,7 @@ function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | 
     ['GITEA_URL', pick('GITEA_URL')],
     ['BITBUCKET_API_URL', pick('BITBUCKET_API_URL')],
     ['BITBUCKET_SERVER_URL', pick('BITBUCKET_SERVER_URL')],
+    ['AZURE_DEVOPS_URL', pick('AZURE_DEVOPS_URL')],
     ['REVIEWER_BOT_USERNAME', config.reviewer.bot_username],
     ['WORKER_BOT_USERNAME', config.worker.bot_username],
     ['LOG_LEVEL', pick('LOG_LEVEL')],
@@ -140,6 +141,7 @@ const URL_SETTINGS = new Set([
   'GITEA_URL',
   'BITBUCKET_API_URL',
   'BITBUCKET_SERVER_URL',
+  'AZURE_DEVOPS_URL',
 ]);
 
 /** The container `env` of a job, and the settings withheld from it because they hold a secret. */

@@ -202,6 +202,8 @@ describe('buildJobSpec', () => {
         BITBUCKET_TOKEN: 'bitbucket-secret-token',
         BITBUCKET_SERVER_URL: 'https://bitbucket.example/bb',
         BITBUCKET_SERVER_TOKEN: 'bitbucket-server-secret-token',
+        AZURE_DEVOPS_URL: 'https://dev.azure.com/acme',
+        AZURE_DEVOPS_TOKEN: 'azure-devops-secret-pat',
         LOG_LEVEL: 'debug',
       },
       {
@@ -217,6 +219,7 @@ describe('buildJobSpec', () => {
         GITEA_URL: 'https://gitea.example',
         BITBUCKET_API_URL: 'https://api.bitbucket.example/2.0',
         BITBUCKET_SERVER_URL: 'https://bitbucket.example/bb',
+        AZURE_DEVOPS_URL: 'https://dev.azure.com/acme',
         REVIEWER_BOT_USERNAME: 'rb-review',
         WORKER_BOT_USERNAME: 'rb-work',
         LOG_LEVEL: 'debug',

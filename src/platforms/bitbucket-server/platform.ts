@@ -182,7 +182,7 @@ export function createBitbucketServerPlatform(options: BitbucketServerPlatformOp
     async getGitCredentials() {
       // CONTRACT §4: Data Center takes an HTTP access token as `Authorization: Bearer` over git
       // HTTP too; the workspace layer sends it through `http.extraHeader` in git's environment.
-      return { username: '', password: settings.token, scheme: 'bearer' as const };
+      return { username: '', password: '', authorization: `Bearer ${settings.token}` };
     },
 
     renderSuggestion(suggestion, lineCount) {

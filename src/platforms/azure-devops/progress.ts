@@ -1,0 +1,69 @@
+/**
+ * The §18 progress status on Azure DevOps: a pull request status (`POST …/pullRequests/{id}/statuses`;
+ * Microsoft Learn, "Pull Request Statuses - Create") with `context {genre: "reviewbot", name:
+ * "review"}`, `pending` when the job starts, then `succeeded` or `failed` (a new status of the same
+ * context replaces the shown one), on the latest iteration (`iterationId`), `targetUrl` the pull
+ * request's web page. `GitStatusState` (GitInterfaces.ts): pending 1, succeeded 2, failed 3.
+ */
+import type {
+  Platform,
+  ProgressConclusion,
+  ProgressLimits,
+  ProgressReport,
+  ProgressTarget,
+} from '../types.js';
+import type { AzureClient } from './client.js';
+import type { AzureCall } from './errors.js';
+import { latestIteration } from './iterations.js';
+import { splitRepo } from './threads.js';
+
+/**
+ * Lengths a status accepts: Azure DevOps documents none for `description`; its web UI shows one
+ * line, so the GitLab-like 255 is kept. Statuses have no place for a summary.
+ */
+export const AZURE_PROGRESS_LIMITS: ProgressLimits = { description: 255, summary: 0 };
+
+const STATE = { pending: 1, succeeded: 2, failed: 3 } as const;
+
+function stateOf(conclusion: ProgressConclusion): 2 | 3 {
+  return conclusion === 'failure' ? STATE.failed : STATE.succeeded;
+}
+
+/** `progressLimits` and `startProgress` of the Azure DevOps platform. */
+export function azureProgress(
+  client: AzureClient,
+  call: AzureCall,
+  prUrl: (repo: string, id: number) => Promise<string>,
+): Required<Pick<Platform, 'progressLimits' | 'startProgress'>> {
+  async function post(target: ProgressTarget, state: number, report: ProgressReport): Promise<void> {
+    const { repoFullName: repo, prNumber: id } = target;
+    const { project, repo: name } = splitRepo(repo);
+    const [iteration, url] = await Promise.all([
+      latestIteration(client, call, repo, id),
+      target.prUrl ? Promise.resolve(target.prUrl) : prUrl(repo, id),
+    ]);
+    await call(`set the reviewbot status on ${repo}#${id}`, () =>
+      client.send((git) =>
+        git.createPullRequestStatus(
+          {
+            state,
+            description: report.description,
+            context: { genre: 'reviewbot', name: 'review' },
+            targetUrl: url,
+            iterationId: iteration.id,
+          },
+          name,
+          id,
+          project,
+        ),
+      ),
+    );
+  }
+  return {
+    progressLimits: AZURE_PROGRESS_LIMITS,
+    async startProgress(target, report) {
+      await post(target, STATE.pending, report);
+      return { finish: (conclusion, final) => post(target, stateOf(conclusion), final) };
+    },
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * Cluster mode end to end on Azure DevOps: a service hook (Basic auth) reaches `reviewbot serve` in
+ * cluster mode (real Redis, the fake Kubernetes API running each Job's `reviewbot run-job` as a
+ * local process with the Job's env and the `reviewbot-secrets` Secret); the Job's pod reviews the
+ * pull request on the fake Azure DevOps: the `reviewbot/review` status pending → succeeded, one
+ * thread per finding and the summary; the WORKER's Job commits, pushes and replies in the thread.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  commentEvent,
+  sendServiceHook,
+  startFakeAzureDevOps,
+  type FakeAzureDevOps,
+} from '../support/fake-azure-devops/index.js';
+import { startFakeKubernetes, type FakeKubernetes } from '../support/fake-k8s/index.js';
+import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
+import { createDiffScenario, gitEnv, type DiffScenario } from '../support/git-fixtures.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { LLM_KEY, reviewLines } from './cli-fixture.js';
+import { JOB_IMAGE, JOB_SECRET, jobIdOf, prOf } from './cluster-fixture.js';
+import { waitFor } from './serve-fixture.js';
+
+const TOKEN = 'ado-e2e-cluster-pat-that-must-never-leak';
+const HOOK_USER = 'hooks';
+const HOOK_SECRET = 'ado-hook-secret-cluster-0123456789';
+const PROJECT = 'Fabrikam';
+const REPO = 'widgets';
+const BOT = 'reviewbot@example.com';
+const WORKER = 'workbot@example.com';
+const ALICE = { id: '11111111-2222-4333-8444-555555555555', uniqueName: 'alice@example.com' };
+
+const run = promisify(execFile);
+async function bareGit(bare: string, args: string[]): Promise<string> {
+  const { stdout } = await run('git', [`--git-dir=${bare}`, ...args], { env: gitEnv() });
+  return stdout.trim();
+}
+
+describe('reviewbot serve in cluster mode on Azure DevOps', () => {
+  let root: string;
+  let scenario: DiffScenario;
+  let ado: FakeAzureDevOps;
+  let llm: FakeLlm;
+  let redis: RedisServer;
+  let k8s: FakeKubernetes;
+  let store: Redis;
+  let server: ServeProcess;
+
+  /** A thread by Alice on #7 whose comment event is delivered; returns the thread. */
+  async function mention(content: string) {
+    const thread = ado.addThread(PROJECT, REPO, 7, ALICE.uniqueName, ALICE.id, content);
+    const pr = await ado.pullRequestJson(PROJECT, REPO, 7);
+    const res = await sendServiceHook(
+      `${server.url}/webhooks/azure-devops`,
+      commentEvent(pr, thread.id, { id: 1, content, author: ALICE }),
+      { user: HOOK_USER, password: HOOK_SECRET },
+    );
+    expect(res.json).toEqual({ status: 'accepted' });
+    return thread;
+  }
+
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-ado-cluster-'));
+    scenario = createDiffScenario(path.join(root, 'repos'), 'acme/widgets');
+    // A Server-style collection URL (`https://<server>/<collection>`): routes resolve under its path.
+    ado = await startFakeAzureDevOps({
+      token: TOKEN,
+      botUniqueName: BOT,
+      collection: '/tfs/DefaultCollection',
+    });
+    ado.addPullRequest({
+      project: PROJECT,
+      repo: REPO,
+      id: 7,
+      bareRepoPath: scenario.bareRepoPath,
+      headBranch: scenario.head,
+      baseBranch: scenario.base,
+      title: 'Tune the service constants',
+    });
+    llm = await startFakeAnthropic({ apiKey: LLM_KEY });
+    redis = await startRedis();
+    store = new Redis(redis.url, { maxRetriesPerRequest: null });
+    store.on('error', () => undefined);
+    k8s = await startFakeKubernetes({
+      secrets: { [JOB_SECRET]: { AZURE_DEVOPS_TOKEN: TOKEN, ANTHROPIC_API_KEY: LLM_KEY } },
+      killGraceMs: 500,
+    });
+    server = await startServe({
+      AZURE_DEVOPS_TOKEN: TOKEN,
+      AZURE_DEVOPS_URL: ado.collectionUrl,
+      AZURE_DEVOPS_WEBHOOK_USER: HOOK_USER,
+      AZURE_DEVOPS_WEBHOOK_SECRET: HOOK_SECRET,
+      REVIEWER_BOT_USERNAME: BOT,
+      WORKER_BOT_USERNAME: WORKER,
+      ALLOWED_USERS: ALICE.uniqueName,
+      AGENT_PROVIDER: 'anthropic',
+      AGENT_MODEL: 'claude-test',
+      ANTHROPIC_API_KEY: LLM_KEY,
+      ANTHROPIC_BASE_URL: llm.url,
+      WORKSPACE_BASE_DIR: path.join(root, 'workspaces'),
+      CLEANUP_INTERVAL_HOURS: '0',
+      HOME: root,
+      K8S_IMAGE: JOB_IMAGE,
+      K8S_NAMESPACE: k8s.namespace,
+      K8S_ENV_FROM_SECRETS: JOB_SECRET,
+      K8S_TTL_AFTER_FINISHED: '600',
+      KUBECONFIG: k8s.kubeconfigPath,
+      STORE_URL: redis.url,
+      STORE_KEY_TTL_SECONDS: '3600',
+    });
+  });
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    store?.disconnect();
+    await k8s?.close();
+    await redis?.stop();
+    await llm?.close();
+    await ado?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a mention of the REVIEWER becomes a Job whose pod posts the review on Azure DevOps', async () => {
+    const right = reviewLines(scenario).right;
+    const finding = { path: right.path, line: right.line, side: 'RIGHT', body: 'Name this constant.' };
+    llm.setScript([{ text: JSON.stringify({ summary: 'One point from the pod.', comments: [finding] }) }]);
+    await mention(`@${BOT} please review`);
+    const summary = await waitFor(
+      () =>
+        ado.threads(PROJECT, REPO, 7).find((t) => t.comments[0]?.content.includes('One point from the pod.')),
+      40_000,
+      'the summary',
+    );
+    expect(summary.comments[0]?.author).toBe(BOT);
+    const inline = ado.threads(PROJECT, REPO, 7).filter((t) => t.threadContext);
+    expect(inline.map((t) => t.threadContext?.filePath)).toEqual([`/${right.path}`]);
+    const jobs = k8s.jobs.filter((job) => prOf(job) === 7);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]?.metadata?.labels).toMatchObject({
+      'reviewbot/platform': 'azure-devops',
+      'reviewbot/repo': 'fabrikam-widgets',
+      'reviewbot/pr-number': '7',
+    });
+    await waitFor(() => k8s.runs.length === 1 && k8s.runs[0]?.endedAt, 10_000, 'the pod exit');
+    expect(k8s.runs[0]?.exitCode).toBe(0);
+    const done = JSON.parse((await store.get(`reviewbot:done:${jobIdOf(jobs[0]!)}`)) ?? '{}') as object;
+    expect(done).toMatchObject({ status: 'succeeded' });
+    expect(ado.statuses(PROJECT, REPO, 7).map((s) => s.state)).toEqual(['pending', 'succeeded']);
+    // The PAT reached the pod only through the Secret.
+    const container = jobs[0]?.spec?.template.spec?.containers[0];
+    const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({ AZURE_DEVOPS_URL: ado.collectionUrl, REVIEWER_BOT_USERNAME: BOT });
+    expect(JSON.stringify(k8s.jobs)).not.toContain(TOKEN);
+    expect(k8s.runs[0]?.env.AZURE_DEVOPS_TOKEN).toBe(TOKEN);
+    expect(k8s.rejections).toEqual([]);
+    expect(ado.violations).toEqual([]);
+  }, 60_000);
+
+  it("the WORKER's Job commits, pushes to the head branch and replies in the thread", async () => {
+    const before = await bareGit(scenario.bareRepoPath, ['rev-parse', 'refs/heads/feature']);
+    llm.setScript([
+      {
+        toolCalls: [
+          {
+            name: 'Edit',
+            input: {
+              file_path: 'src/service.ts',
+              old_string: 'export const v3 = 300;',
+              new_string: 'export const v3 = 301;',
+            },
+          },
+        ],
+      },
+      { text: 'Bumped v3 to 301 in src/service.ts.' },
+    ]);
+    const thread = await mention(`@${WORKER} bump v3 to 301`);
+    const reply = await waitFor(
+      () => thread.comments.find((c) => c.content.includes('Bumped v3 to 301')),
+      40_000,
+      'the worker reply',
+    );
+    const after = await bareGit(scenario.bareRepoPath, ['rev-parse', 'refs/heads/feature']);
+    expect(after).not.toBe(before);
+    expect(reply.content).toContain(after.slice(0, 7));
+    expect(ado.violations).toEqual([]);
+  }, 60_000);
+});

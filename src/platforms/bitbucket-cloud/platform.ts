@@ -9,7 +9,7 @@ import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
 import { createBitbucketClient, repoParams, type BitbucketClient } from './client.js';
-import { listBitbucketComments, loginOf, toExistingComments } from './comments.js';
+import { displayNameOf, identityOf, listBitbucketComments, toExistingComments } from './comments.js';
 import { toPullRequestFiles } from './diffs.js';
 import { call } from './errors.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
@@ -60,9 +60,10 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     token: settings.token,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  // The bot is its account id (`identityOf`), never its nickname (not unique: anyone can take it).
   // An access token without the account scope may be refused `GET /user` (403): the bot then
-  // knows itself only by the configured bot usernames (CONTRACT §6), which docs/bitbucket.md says
-  // to set to the token's bot nickname.
+  // knows itself only by configured bot usernames in the `{<account id>}` form (CONTRACT §6),
+  // as docs/bitbucket.md says.
   const me = onceUntilRejected(async () => {
     try {
       return await call('identify the bot account (GET /user)', async () =>
@@ -71,12 +72,12 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     } catch (error) {
       if (!(error instanceof PlatformError) || error.status !== 403) throw error;
       options.logger.warn(
-        'Bitbucket refused GET /user (403): the bot is known only by its configured usernames',
+        "Bitbucket refused GET /user (403): the bot knows its own comments only by a bot username configured as '{<account id>}'",
       );
       return {};
     }
   });
-  const login = async () => loginOf(await me());
+  const login = async () => identityOf(await me());
   const ref = (repo: string, id: number) => `${repo}#${id}`;
   const secrets = (settings.webhookSecret ?? '')
     .split(',')
@@ -122,7 +123,7 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
         title: pr.title ?? '',
         body: pr.description ?? '',
         state: stateOf(pr.state),
-        authorUsername: loginOf(pr.author),
+        authorUsername: displayNameOf(pr.author),
         headBranch: pr.source?.branch?.name ?? '',
         headSha: await fullSha(headRepo, pr.source?.commit?.hash ?? ''),
         baseBranch: pr.destination?.branch?.name ?? '',
@@ -165,9 +166,9 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     },
 
     async getBotUsernames() {
-      const user = await me();
-      const login = loginOf(user);
-      return [...(login ? [login] : []), ...(user.account_id ? [`{${user.account_id}}`] : [])];
+      // Comment authors are `{<account id>}` (comments.ts): the bot's own, only that.
+      const own = identityOf(await me());
+      return own ? [own] : [];
     },
 
     async addReaction() {

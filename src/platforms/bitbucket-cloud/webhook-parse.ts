@@ -8,12 +8,14 @@
  *   Bitbucket sends `updated` for title or description edits too and its payload does not say
  *   whether commits changed; a lifecycle run on a head the bot already reviewed runs nothing
  *   (§13), so an edit costs one pull request fetch and posts nothing.
+ * `authorUsername` is the author's `{<account id>}` (`identityOf`), never the nickname: nicknames
+ * are not unique, so `allowed_users` and the bot's own identity are compared on account ids.
  * `headSha` is left empty: Bitbucket reports 12-character hashes and `headSha` is always a full
  * SHA; jobs fetch the pull request, whose hashes the platform resolves (`getPullRequest`).
  */
 import type { EventType, ReviewComment, WebhookParseResult } from '../types.js';
 import { checkPayload, ignored } from '../webhook-parse-helpers.js';
-import { loginOf } from './comments.js';
+import { identityOf } from './comments.js';
 import { BitbucketCommentEvent, BitbucketPullRequestEvent } from './webhook-schema.js';
 
 const LIFECYCLE: ReadonlyMap<string, EventType> = new Map<string, EventType>([
@@ -57,7 +59,7 @@ export function parseBitbucketWebhook(
       ...common(checked.data, deliveryId),
       commentId: String(comment.id),
       commentType: inline ? 'review_comment' : 'issue_comment',
-      authorUsername: loginOf(comment.user ?? checked.data.actor),
+      authorUsername: identityOf(comment.user ?? checked.data.actor),
       body: comment.content.raw ?? '',
       ...(inline ? { filePath: inline.path } : {}),
       ...(inline && line ? { line } : {}),
@@ -76,7 +78,7 @@ export function parseBitbucketWebhook(
       ...common(checked.data, deliveryId),
       commentId: '',
       commentType: 'lifecycle',
-      authorUsername: loginOf(checked.data.actor),
+      authorUsername: identityOf(checked.data.actor),
       body: '',
       eventType: lifecycle,
     },

@@ -31,13 +31,15 @@ const error = (status: number, message: string): Answer => ({
 });
 const notFound = (): Answer => error(404, 'Resource not found');
 
-function account(world: World, login: string) {
-  const bot = login === world.bot.nickname;
+/** The account `login` (a nickname, not unique): its id is `accountId` when given. */
+function account(world: World, login: string, accountId?: string) {
+  const id = accountId ?? (login === world.bot.nickname ? world.bot.accountId : `557058:${login}`);
+  const bot = id === world.bot.accountId;
   return {
     type: 'user',
     nickname: login,
     display_name: login,
-    account_id: bot ? world.bot.accountId : `557058:${login}`,
+    account_id: id,
     uuid: `{${bot ? '00000000-0000-0000-0000-00000000b07' : '00000000-0000-0000-0000-000000000001'}}`,
   };
 }
@@ -63,7 +65,7 @@ function commentJson(world: World, pull: PullState, c: StoredComment) {
     created_on: c.createdOn,
     updated_on: c.createdOn,
     content: { raw: c.raw, markup: 'markdown', html: '' },
-    user: account(world, c.author),
+    user: account(world, c.author, c.authorAccountId),
     deleted: false,
     ...(c.inline ? { inline: c.inline } : {}),
     ...(c.parentId !== undefined ? { parent: { id: c.parentId } } : {}),

@@ -30,7 +30,10 @@ export interface AddPullRequest {
 export interface StoredComment {
   id: number;
   raw: string;
+  /** The author's nickname (not unique on Bitbucket Cloud). */
   author: string;
+  /** The author's account id; default: the bot's for the bot's nickname, else `557058:<nickname>`. */
+  authorAccountId?: string;
   createdOn: string;
   inline?: { path: string; from?: number; to?: number; start_from?: number; start_to?: number };
   parentId?: number;

@@ -8,14 +8,15 @@ import { PlatformError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
-import { createBitbucketClient, repoParams, type BitbucketClient } from './client.js';
+import { createBitbucketClient, repoParams } from './client.js';
 import { displayNameOf, identityOf, listBitbucketComments, toExistingComments } from './comments.js';
 import { toPullRequestFiles } from './diffs.js';
+import { cloneUrlOf, forkCloneUrl, prCommitSha } from './head.js';
 import { call } from './errors.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
 import { toWire } from './markers.js';
 import { bitbucketProgress } from './progress.js';
-import { Account, Comment, Commit, DiffStat, PullRequest, Repository } from './schemas.js';
+import { Account, Comment, Commit, DiffStat, PullRequest } from './schemas.js';
 import type { BitbucketSettings } from './settings.js';
 import { submitBitbucketReview } from './submit-review.js';
 import { createBitbucketWebhookHandler } from './webhook.js';
@@ -31,22 +32,6 @@ export interface BitbucketPlatformOptions {
 function stateOf(state: string | undefined): PullRequestInfo['state'] {
   if (state === 'MERGED') return 'merged';
   return state === 'OPEN' ? 'open' : 'closed';
-}
-
-/** The https clone URL of repository `repo` without user info (`links.clone`). */
-async function cloneUrlOf(client: BitbucketClient, repo: string): Promise<string> {
-  const r = Repository.parse(
-    client.ok(
-      await client.api.GET('/repositories/{workspace}/{repo_slug}', { params: { path: repoParams(repo) } }),
-    ),
-  );
-  const clone = r.links?.clone ?? [];
-  const href = clone.find((l) => l.name === 'https')?.href ?? '';
-  if (!href) return '';
-  const url = new URL(href);
-  url.username = '';
-  url.password = '';
-  return url.toString();
 }
 
 /**
@@ -114,9 +99,21 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
         ),
       );
       const headRepo = pr.source?.repository?.full_name ?? repo;
-      const headCloneUrl = await call(`read the clone URL of ${headRepo}`, () =>
-        cloneUrlOf(client, headRepo),
-      );
+      const isFork = headRepo !== repo;
+      const headHash = pr.source?.commit?.hash ?? '';
+      // A fork may be unreadable with this token: its head SHA is read through the base repository's
+      // pull request (head.ts); only the clone URL needs the fork, with a clear error when refused.
+      const headCloneUrl = isFork
+        ? await forkCloneUrl(client, call, repo, id, headRepo)
+        : await call(`read the clone URL of ${repo}`, () => cloneUrlOf(client, repo));
+      const headSha = isFork
+        ? await prCommitSha(client, call, repo, id, headHash)
+        : await fullSha(repo, headHash);
+      if (!headSha) {
+        throw new PlatformError(
+          `Bitbucket: the head commit ${headHash} of ${ref(repo, id)} is not among the pull request's commits`,
+        );
+      }
       return {
         repoFullName: repo,
         number: pr.id,
@@ -125,12 +122,12 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
         state: stateOf(pr.state),
         authorUsername: displayNameOf(pr.author),
         headBranch: pr.source?.branch?.name ?? '',
-        headSha: await fullSha(headRepo, pr.source?.commit?.hash ?? ''),
+        headSha,
         baseBranch: pr.destination?.branch?.name ?? '',
         baseSha: await fullSha(repo, pr.destination?.commit?.hash ?? ''),
         headCloneUrl,
         headRepoFullName: headRepo,
-        isFork: headRepo !== repo,
+        isFork,
         htmlUrl: pr.links?.html?.href ?? `https://bitbucket.org/${repo}/pull-requests/${id}`,
       };
     },

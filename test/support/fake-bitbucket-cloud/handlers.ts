@@ -146,7 +146,8 @@ export async function handle(
 ): Promise<Answer> {
   if (template === '/user') return { status: 200, body: account(world, world.bot.nickname) };
   const repo = `${params.workspace}/${params.repo_slug}`;
-  const anyPull = [...world.pulls.values()].find((p) => p.repo === repo);
+  // A fork is served from the bare repository of the pull request it is the source of.
+  const anyPull = [...world.pulls.values()].find((p) => p.repo === repo || p.sourceRepo === repo);
   if (!anyPull) return notFound();
   const bare = anyPull.bareRepoPath;
   const pull = world.pulls.get(`${repo}#${params.pull_request_id}`);
@@ -202,10 +203,10 @@ export async function handle(
   const { head, base } = await shas(pull);
   switch (`${method} ${template}`) {
     case `GET ${PR}`: {
-      const end = (branch: string, hash: string) => ({
+      const end = (branch: string, hash: string, fullName = repo) => ({
         branch: { name: branch },
         commit: { hash: hash.slice(0, 12) },
-        repository: { type: 'repository', full_name: repo },
+        repository: { type: 'repository', full_name: fullName },
       });
       return {
         status: 200,
@@ -216,7 +217,7 @@ export async function handle(
           description: pull.description ?? '',
           state: 'OPEN',
           author: account(world, pull.author ?? 'alice'),
-          source: end(pull.headBranch, head),
+          source: end(pull.headBranch, head, pull.sourceRepo),
           destination: end(pull.baseBranch, base),
           links: { html: { href: `${world.url}/${repo}/pull-requests/${pull.id}` } },
         },

@@ -124,3 +124,21 @@ export function toReviewThreads(comments: BitbucketComment[]): ReviewThread[] {
       body: c.body,
     }));
 }
+
+/**
+ * The inline thread of comment `id` among `comments`: the top comment reached through the `parent`
+ * chain (a reply may answer a reply), its id and path; undefined when `id` is unknown, the chain
+ * breaks (a deleted comment) or the top comment is not inline.
+ */
+export function threadOf(
+  comments: BitbucketComment[],
+  id: number,
+): { discussionId: string; path: string } | undefined {
+  const byId = new Map(comments.map((c) => [c.id, c]));
+  let current = byId.get(id);
+  for (let hops = 0; current?.parentId !== undefined && hops < comments.length; hops++) {
+    current = byId.get(current.parentId);
+  }
+  if (!current?.inline || current.parentId !== undefined) return undefined;
+  return { discussionId: String(current.id), path: current.inline.path };
+}

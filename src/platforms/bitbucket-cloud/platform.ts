@@ -9,7 +9,13 @@ import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
 import { createBitbucketClient, repoParams } from './client.js';
-import { displayNameOf, identityOf, listBitbucketComments, toExistingComments } from './comments.js';
+import {
+  displayNameOf,
+  identityOf,
+  listBitbucketComments,
+  threadOf,
+  toExistingComments,
+} from './comments.js';
 import { toPullRequestFiles } from './diffs.js';
 import { cloneUrlOf, forkCloneUrl, prCommitSha } from './head.js';
 import { call } from './errors.js';
@@ -160,6 +166,11 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
 
     async listComments(repo, id) {
       return toExistingComments(await listBitbucketComments(client, call, repo, id));
+    },
+
+    async locateComment(repo, id, commentId) {
+      // The webhook names only a reply's immediate parent: walk the `parent` chain to the top.
+      return threadOf(await listBitbucketComments(client, call, repo, id), Number(commentId));
     },
 
     async getBotUsernames() {

@@ -2,8 +2,9 @@
  * Bitbucket Cloud webhook payload → ReviewComment (CONTRACT §6–§7). Pure; never throws; what it does
  * not handle comes back as `{ kind: 'ignored', reason }`. The event is `X-Event-Key`:
  * - `pullrequest:comment_created` → a conversation comment (`issue_comment`), or an inline one
- *   (`review_comment` with path and line; `discussionId` = the thread's top comment, so a reply
- *   lands in that thread);
+ *   (`review_comment` with path and line; `discussionId` = the comment it answers, its
+ *   `parent`, which for a reply to a reply is not the thread's top comment: jobs that need the
+ *   thread walk up with `locateComment`);
  * - `pullrequest:created` → lifecycle `pr_opened`; `pullrequest:updated` → lifecycle `pr_push`.
  *   Bitbucket sends `updated` for title or description edits too and its payload does not say
  *   whether commits changed; a lifecycle run on a head the bot already reviewed runs nothing

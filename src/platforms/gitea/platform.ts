@@ -18,7 +18,7 @@ import { replyInConversation } from './reply.js';
 import type { PullRequest } from './schemas.js';
 import type { GiteaSettings } from './settings.js';
 import { submitGiteaReview } from './submit-review.js';
-import { listCodeComments, placeOf } from './threads.js';
+import { conversationOf, listCodeComments, placeOf } from './threads.js';
 import { createGiteaWebhookHandler } from './webhook.js';
 
 /** Options of `createGiteaPlatform`. */
@@ -158,6 +158,12 @@ export function createGiteaPlatform(options: GiteaPlatformOptions): Platform {
             ? client.issuePostIssueReaction(repo, index, reaction)
             : client.issuePostCommentReaction(repo, target.commentId, reaction),
       );
+    },
+
+    async locateComment(repo, index, commentId) {
+      // Gitea delivers a reply in a code conversation as a plain issue comment (webhook-parse.ts):
+      // code comments share the issue comments' ids, so the conversation is found by id.
+      return conversationOf(await listCodeComments(client, call, repo, index), commentId);
     },
 
     async postReply(target, body) {

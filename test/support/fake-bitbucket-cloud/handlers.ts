@@ -68,7 +68,7 @@ function commentJson(world: World, pull: PullState, c: StoredComment) {
     user: account(world, c.author, c.authorAccountId),
     deleted: false,
     ...(c.inline ? { inline: c.inline } : {}),
-    ...(c.parentId !== undefined ? { parent: { id: c.parentId } } : {}),
+    ...(c.parentId !== undefined ? { parent: { type: 'pullrequest_comment', id: c.parentId } } : {}),
     ...(c.resolved
       ? { resolution: { type: 'comment_resolution', user: account(world, world.bot.nickname) } }
       : {}),

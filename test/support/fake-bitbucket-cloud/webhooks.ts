@@ -69,7 +69,9 @@ export function commentHook(
       content: { raw: comment.raw, markup: 'markdown', html: '' },
       user: account(comment.author, comment.authorAccountId),
       ...(comment.inline ? { inline: comment.inline } : {}),
-      ...(comment.parentId !== undefined ? { parent: { id: comment.parentId } } : {}),
+      ...(comment.parentId !== undefined
+        ? { parent: { type: 'pullrequest_comment', id: comment.parentId } }
+        : {}),
     },
   };
 }

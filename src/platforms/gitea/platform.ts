@@ -161,8 +161,10 @@ export function createGiteaPlatform(options: GiteaPlatformOptions): Platform {
     },
 
     async locateComment(repo, index, commentId) {
-      // Gitea delivers a reply in a code conversation as a plain issue comment (webhook-parse.ts):
-      // code comments share the issue comments' ids, so the conversation is found by id.
+      // Gitea delivers a reply in a code conversation as a plain issue comment: `CreateCodeComment`
+      // (services/pull/review.go) notifies `CreateIssueComment` with the code comment itself, so
+      // the event (`issue_comment`, type `pull_request_comment`) carries its id and no path or line.
+      // Code comments share the issue comments' ids: the conversation is found by that id.
       return conversationOf(await listCodeComments(client, call, repo, index), commentId);
     },
 

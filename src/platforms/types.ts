@@ -303,6 +303,11 @@ export interface ReviewComment {
   commentId: string;
   commentType: 'issue_comment' | 'review_comment' | 'review' | 'lifecycle';
   authorUsername: string;
+  /**
+   * A human-readable name of the author for text people read (commit messages), when it differs
+   * from `authorUsername`, which is an identity (Bitbucket Cloud: `{<account id>}`). Never compared.
+   */
+  authorName?: string;
   body: string;
   /** Inline comments only. */
   filePath?: string;

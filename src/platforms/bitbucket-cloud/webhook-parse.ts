@@ -16,7 +16,7 @@
  */
 import type { EventType, ReviewComment, WebhookParseResult } from '../types.js';
 import { checkPayload, ignored } from '../webhook-parse-helpers.js';
-import { identityOf } from './comments.js';
+import { displayNameOf, identityOf } from './comments.js';
 import { BitbucketCommentEvent, BitbucketPullRequestEvent } from './webhook-schema.js';
 
 const LIFECYCLE: ReadonlyMap<string, EventType> = new Map<string, EventType>([
@@ -42,6 +42,16 @@ function common(event: PullRequestEvent, deliveryId: string) {
 }
 
 /**
+ * `authorName` when the account has a readable name (shown to people, never compared), on one line:
+ * control characters become spaces (it goes into commit messages).
+ */
+function named(name: string): { authorName?: string } {
+  const oneLine = Array.from(name, (ch) => (ch < ' ' || ch === '\u007f' ? ' ' : ch)).join('');
+  const line = oneLine.replace(/ {2,}/g, ' ').trim().slice(0, 255);
+  return line ? { authorName: line } : {};
+}
+
+/**
  * Parses one delivery (`eventKey` = `X-Event-Key`, `deliveryId` = `X-Request-UUID` or `''`).
  */
 export function parseBitbucketWebhook(
@@ -61,6 +71,7 @@ export function parseBitbucketWebhook(
       commentId: String(comment.id),
       commentType: inline ? 'review_comment' : 'issue_comment',
       authorUsername: identityOf(comment.user ?? checked.data.actor),
+      ...named(displayNameOf(comment.user ?? checked.data.actor)),
       body: comment.content.raw ?? '',
       ...(inline ? { filePath: inline.path } : {}),
       ...(inline && line ? { line } : {}),

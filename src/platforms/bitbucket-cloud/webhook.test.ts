@@ -77,7 +77,7 @@ describe('Bitbucket Cloud webhooks', () => {
       'pullrequest:comment_created',
       commentHook(PR, { id: 7, raw: '@rb hi', author: 'alice', authorAccountId: '557058:mallory' }),
     );
-    expect(impostor).toMatchObject({ comment: { authorUsername: '{557058:mallory}' } });
+    expect(impostor).toMatchObject({ comment: { authorUsername: '{557058:mallory}', authorName: 'alice' } });
     const payload = commentHook(PR, { id: 8, raw: '@rb hi', author: 'alice' });
     const anonymous = {
       ...payload,
@@ -86,6 +86,16 @@ describe('Bitbucket Cloud webhooks', () => {
     };
     expect(parse('pullrequest:comment_created', anonymous)).toMatchObject({
       comment: { authorUsername: '' },
+    });
+    const multiline = {
+      ...payload,
+      comment: {
+        ...payload.comment,
+        user: { account_id: '557058:x', display_name: 'Eve\n\nSigned-off-by: x' },
+      },
+    };
+    expect(parse('pullrequest:comment_created', multiline)).toMatchObject({
+      comment: { authorUsername: '{557058:x}', authorName: 'Eve Signed-off-by: x' },
     });
     expect(parse('pullrequest:updated', pullRequestHook(PR, 'alice'))).toMatchObject({
       comment: { authorUsername: '{557058:alice}' },

@@ -40,6 +40,11 @@ describe('isAllowedUser', () => {
     ['carol', ['alice', 'bob'], false],
     ['alice', [], false],
     ['', [''], true],
+    // Bitbucket Cloud: authors are `{<account id>}`; an entry lists the account id, braces optional.
+    ['{557058:a1b2}', ['557058:a1b2'], true],
+    ['{557058:a1b2}', ['{557058:A1B2}'], true],
+    ['{557058:a1b2}', ['alice'], false],
+    ['557058:a1b2', ['{557058:a1b2}'], false],
   ])('%s in %j → %s', (login, list, expected) => {
     expect(isAllowedUser(login, list)).toBe(expected);
   });

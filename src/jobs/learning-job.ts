@@ -36,7 +36,8 @@ export async function acquireLearningsStore(
 /**
  * The path of the bot finding whose thread `comment` was written in, or undefined when it was not
  * written in a thread the bot started with a finding marker (§13). GitHub: the thread whose first
- * comment is `discussionId` (or the comment itself); GitLab: the discussion `discussionId`.
+ * comment is `discussionId` (or the comment itself); GitLab: the discussion `discussionId`; Gitea
+ * and Bitbucket Cloud: the thread `inItsThread` placed the comment in.
  */
 export async function findingPathOf(
   platform: Platform,
@@ -53,6 +54,25 @@ export async function findingPathOf(
   return found?.thread.path;
 }
 
+/**
+ * `comment` placed in its inline thread when its event did not say (`Platform.locateComment`: a
+ * Gitea reply in a code conversation, a Bitbucket Cloud reply to a reply): a `review_comment` whose
+ * `discussionId` is the thread's first comment, so the finding's path is found and the answer lands
+ * in that thread. Unchanged when the platform cannot tell or the comment is in no inline thread.
+ */
+export async function inItsThread(platform: Platform, comment: ReviewComment): Promise<ReviewComment> {
+  if (!platform.locateComment || !comment.commentId || comment.commentType === 'review') return comment;
+  if (comment.commentType === 'lifecycle') return comment;
+  const found = await platform.locateComment(comment.repoFullName, comment.prNumber, comment.commentId);
+  if (!found) return comment;
+  return {
+    ...comment,
+    commentType: 'review_comment',
+    discussionId: found.discussionId,
+    filePath: found.path,
+  };
+}
+
 /** `@<reviewer>` for the replies' examples. */
 function handleOf(ctx: JobContext): string {
   return `@${ctx.config.reviewer.bot_username ?? 'reviewbot'}`;
@@ -60,12 +80,11 @@ function handleOf(ctx: JobContext): string {
 
 async function learn(
   text: string,
-  payload: JobPayload,
+  comment: ReviewComment,
   platform: Platform,
   store: LearningsStore,
   ctx: JobContext,
 ): Promise<string> {
-  const { comment } = payload;
   const me = handleOf(ctx);
   if (text === '') return `Nothing to learn: write \`${me} learn <what reviews should know>\`.`;
   if (text.length > LEARNING_LIMITS.maxTextChars) {
@@ -123,15 +142,15 @@ export async function processLearningCommand(
   command: LearningCommand,
   ctx: JobContext,
 ): Promise<string> {
-  const { comment } = payload;
-  const platform = platformFor(ctx, comment.platform, {
-    repoFullName: comment.repoFullName,
+  const platform = platformFor(ctx, payload.comment.platform, {
+    repoFullName: payload.comment.repoFullName,
     botType: 'reviewer',
   });
+  const comment = await inItsThread(platform, payload.comment);
   const { store, release } = await acquireLearningsStore(ctx);
   const reply = await (
     command.kind === 'learn'
-      ? learn(command.text, payload, platform, store, ctx)
+      ? learn(command.text, comment, platform, store, ctx)
       : forget(command.id, payload, store, ctx)
   ).finally(release);
   await platform.postReply(replyTargetOf(comment), reply);

@@ -17,6 +17,7 @@ const reviewComment = z.object({
   commentId: z.string(),
   commentType: z.enum(['issue_comment', 'review_comment', 'review', 'lifecycle']),
   authorUsername: z.string(),
+  authorName: z.string().optional(),
   body: z.string(),
   filePath: z.string().optional(),
   line: z.int().optional(),

@@ -40,10 +40,18 @@ export function isBotAuthor(login: string, rules: RouteRules): boolean {
   return own.some((name) => name !== undefined && name !== '' && name.toLowerCase() === lower);
 }
 
-/** True when `login` is in `allowedUsers` (case-insensitive); an empty list allows nobody. */
+/**
+ * True when `login` is in `allowedUsers` (case-insensitive); an empty list allows nobody. An entry
+ * `X` also matches the login `{X}`: Bitbucket Cloud authors are `{<account id>}` (its mention form),
+ * and an account id is listed as the API reports it, without braces. No other platform's login
+ * holds braces.
+ */
 export function isAllowedUser(login: string, allowedUsers: readonly string[]): boolean {
   const lower = login.toLowerCase();
-  return allowedUsers.some((user) => user.toLowerCase() === lower);
+  return allowedUsers.some((user) => {
+    const entry = user.toLowerCase();
+    return entry === lower || `{${entry}}` === lower;
+  });
 }
 
 /**

@@ -47,6 +47,15 @@ describe('workerCommitMessage', () => {
   });
 });
 
+describe('workerCommitMessage on Bitbucket Cloud (the login is an account id)', () => {
+  it('names the readable name first, then the identity', () => {
+    const comment = makeComment({ authorUsername: '{557058:a1b2}', authorName: 'alice' });
+    expect(workerCommitMessage('fix it', comment)).toBe(
+      'fix it\n\nRequested by alice (@{557058:a1b2}) on acme/widgets#7.',
+    );
+  });
+});
+
 describe('workerReplyBody', () => {
   it.each<[string, WorkerResult, string]>([
     [

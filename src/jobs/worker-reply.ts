@@ -25,7 +25,7 @@ export function workerAuthor(botUsername: string | undefined): { name: string; e
 /**
  * The commit message: the first non-empty line of the request (at most 72 characters, cut with
  * `…`), or "Apply changes requested on <repo>#<N>" when the request is empty; then a body naming
- * who asked, where.
+ * who asked (their readable name first when the platform's login is an id), where.
  */
 export function workerCommitMessage(request: string, comment: ReviewComment): string {
   const first = request
@@ -34,7 +34,10 @@ export function workerCommitMessage(request: string, comment: ReviewComment): st
     .find((line) => line !== '');
   let subject = first ?? `Apply changes requested on ${comment.repoFullName}#${comment.prNumber}`;
   if (subject.length > MAX_SUBJECT) subject = `${subject.slice(0, MAX_SUBJECT - 1).trimEnd()}…`;
-  return `${subject}\n\nRequested by @${comment.authorUsername} on ${comment.repoFullName}#${comment.prNumber}.`;
+  const who = comment.authorName
+    ? `${comment.authorName} (@${comment.authorUsername})`
+    : `@${comment.authorUsername}`;
+  return `${subject}\n\nRequested by ${who} on ${comment.repoFullName}#${comment.prNumber}.`;
 }
 
 /** How a WORKER job ended for the repository. */

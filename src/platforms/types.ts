@@ -255,6 +255,18 @@ export interface Platform {
   /** Every inline review thread of the pull request with its resolved/outdated state (all pages). */
   listReviewThreads?(repoFullName: string, prNumber: number): Promise<ReviewThread[]>;
   /**
+   * Optional: the inline thread comment `commentId` belongs to, for platforms whose comment events
+   * do not name it (Gitea delivers a reply in a code conversation as a plain `issue_comment`;
+   * Bitbucket Cloud names only the immediate parent of a reply). `discussionId` is the thread's
+   * first comment (a `ReviewThread`'s `commentId`, and what `postReply` replies in as
+   * `discussionId`), `path` its file. Undefined when the comment is in no inline thread.
+   */
+  locateComment?(
+    repoFullName: string,
+    prNumber: number,
+    commentId: string,
+  ): Promise<{ discussionId: string; path: string } | undefined>;
+  /**
    * Resolves thread `threadId` (GitHub GraphQL `resolveReviewThread`, GitLab `PUT .../discussions/:id`
    * with `resolved=true`). Callers resolve only threads the bot started (§13).
    */
@@ -304,6 +316,11 @@ export interface ReviewComment {
   commentId: string;
   commentType: 'issue_comment' | 'review_comment' | 'review' | 'lifecycle';
   authorUsername: string;
+  /**
+   * A human-readable name of the author for text people read (commit messages), when it differs
+   * from `authorUsername`, which is an identity (Bitbucket Cloud: `{<account id>}`). Never compared.
+   */
+  authorName?: string;
   body: string;
   /** Inline comments only. */
   filePath?: string;

@@ -40,6 +40,25 @@ function messageOf(body: unknown, fallback: string): string {
   return typeof error?.message === 'string' ? error.message.slice(0, 300) : fallback;
 }
 
+/**
+ * True when `link` lies under the API base `apiUrl`: same origin (scheme, host, port) and a path
+ * equal to the base's or below it at a `/` boundary. A plain prefix test would let
+ * `https://api.bitbucket.org.evil.com/…` or `…/2.0evil/…` through, and the token with it.
+ */
+export function isUnderApi(link: string, apiUrl: string): boolean {
+  let url: URL;
+  let base: URL;
+  try {
+    url = new URL(link);
+    base = new URL(apiUrl);
+  } catch {
+    return false;
+  }
+  if (url.origin !== base.origin || url.username !== '' || url.password !== '') return false;
+  const root = base.pathname.replace(/\/+$/, '');
+  return url.pathname === root || url.pathname.startsWith(`${root}/`);
+}
+
 /** Creates the client (no request is sent). */
 export function createBitbucketClient(options: BitbucketClientOptions) {
   const doFetch = options.fetch ?? globalThis.fetch;
@@ -91,7 +110,7 @@ export function createBitbucketClient(options: BitbucketClientOptions) {
     let page = schema.parse(first);
     const out: Array<z.output<T>> = [...page.values];
     for (let n = 0; page.next && n < 100; n++) {
-      if (!page.next.startsWith(options.apiUrl))
+      if (!isUnderApi(page.next, options.apiUrl))
         throw new BitbucketHttpError(undefined, 'next link off the API');
       page = schema.parse(await getUrl(page.next, 'json'));
       out.push(...page.values);

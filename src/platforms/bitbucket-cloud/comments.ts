@@ -16,10 +16,23 @@ export interface Account {
   readonly nickname?: string | undefined;
   readonly display_name?: string | undefined;
   readonly account_id?: string | undefined;
+  readonly uuid?: string | undefined;
 }
 
-/** The login of `user` as reviewbot compares it: the nickname, else the display name. */
-export function loginOf(user: Account | null | undefined): string {
+/**
+ * Who `user` is, as reviewbot compares authors (the bot itself, `allowed_users`): `{<account id>}`,
+ * the form Bitbucket's editor stores for a mention, else the account's `uuid` (already in braces),
+ * else `''` (nobody). Never the nickname or display name: Atlassian's GDPR API changes
+ * ("Bitbucket Cloud REST APIs are changing to improve user privacy") made the account id the
+ * unique, stable identifier and the nickname a non-unique, changeable name anyone can copy.
+ */
+export function identityOf(user: Account | null | undefined): string {
+  if (user?.account_id) return `{${user.account_id}}`;
+  return user?.uuid && /^\{[^{}]+\}$/.test(user.uuid) ? user.uuid : '';
+}
+
+/** A human-readable name of `user` for text (never compared): the nickname, else the display name. */
+export function displayNameOf(user: Account | null | undefined): string {
   return user?.nickname ?? user?.display_name ?? '';
 }
 
@@ -27,6 +40,7 @@ export function loginOf(user: Account | null | undefined): string {
 export interface BitbucketComment {
   id: number;
   body: string;
+  /** The author's identity (`identityOf`): `{<account id>}`. */
   author: string;
   createdAt: string;
   inline?: { path: string; line?: number; side?: 'RIGHT' | 'LEFT' };
@@ -62,7 +76,7 @@ export async function listBitbucketComments(
     out.push({
       id: c.id,
       body: fromWire(c.content?.raw ?? ''),
-      author: loginOf(c.user),
+      author: identityOf(c.user),
       createdAt: c.created_on ?? '',
       ...(inline?.path
         ? {
@@ -109,4 +123,22 @@ export function toReviewThreads(comments: BitbucketComment[]): ReviewThread[] {
       authorUsername: c.author,
       body: c.body,
     }));
+}
+
+/**
+ * The inline thread of comment `id` among `comments`: the top comment reached through the `parent`
+ * chain (a reply may answer a reply), its id and path; undefined when `id` is unknown, the chain
+ * breaks (a deleted comment) or the top comment is not inline.
+ */
+export function threadOf(
+  comments: BitbucketComment[],
+  id: number,
+): { discussionId: string; path: string } | undefined {
+  const byId = new Map(comments.map((c) => [c.id, c]));
+  let current = byId.get(id);
+  for (let hops = 0; current?.parentId !== undefined && hops < comments.length; hops++) {
+    current = byId.get(current.parentId);
+  }
+  if (!current?.inline || current.parentId !== undefined) return undefined;
+  return { discussionId: String(current.id), path: current.inline.path };
 }

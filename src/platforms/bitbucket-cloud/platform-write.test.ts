@@ -94,7 +94,7 @@ describe('Bitbucket Cloud platform writes', () => {
   it("lists threads and resolves the bot's own (POST …/comments/{id}/resolve)", async () => {
     const threads = await platform.listReviewThreads!(REPO, 3);
     expect(threads).toHaveLength(1);
-    expect(threads[0]).toMatchObject({ authorUsername: 'rb', resolved: false, side: 'LEFT' });
+    expect(threads[0]).toMatchObject({ authorUsername: '{557058:bot-0001}', resolved: false, side: 'LEFT' });
     await platform.resolveThread!(REPO, 3, threads[0]!.id);
     expect((await platform.listReviewThreads!(REPO, 3))[0]?.resolved).toBe(true);
     expect(bb.violations).toEqual([]);
@@ -115,7 +115,7 @@ describe('Bitbucket Cloud platform writes', () => {
       ['reviewbot', 'INPROGRESS', 'https://bitbucket.org/acme/widgets/pull-requests/3'],
       ['reviewbot', 'FAILED', 'https://bitbucket.org/acme/widgets/pull-requests/3'],
     ]);
-    expect(await platform.getBotUsernames()).toEqual(['rb', '{557058:bot-0001}']);
+    expect(await platform.getBotUsernames()).toEqual(['{557058:bot-0001}']);
     expect(bb.violations).toEqual([]);
   });
 

@@ -8,14 +8,21 @@ import { PlatformError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
-import { createBitbucketClient, repoParams, type BitbucketClient } from './client.js';
-import { listBitbucketComments, loginOf, toExistingComments } from './comments.js';
+import { createBitbucketClient, repoParams } from './client.js';
+import {
+  displayNameOf,
+  identityOf,
+  listBitbucketComments,
+  threadOf,
+  toExistingComments,
+} from './comments.js';
 import { toPullRequestFiles } from './diffs.js';
+import { cloneUrlOf, forkCloneUrl, prCommitSha } from './head.js';
 import { call } from './errors.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
 import { toWire } from '../bitbucket-markers.js';
 import { bitbucketProgress } from './progress.js';
-import { Account, Comment, Commit, DiffStat, PullRequest, Repository } from './schemas.js';
+import { Account, Comment, Commit, DiffStat, PullRequest } from './schemas.js';
 import type { BitbucketSettings } from './settings.js';
 import { submitBitbucketReview } from './submit-review.js';
 import { createBitbucketWebhookHandler } from './webhook.js';
@@ -33,22 +40,6 @@ function stateOf(state: string | undefined): PullRequestInfo['state'] {
   return state === 'OPEN' ? 'open' : 'closed';
 }
 
-/** The https clone URL of repository `repo` without user info (`links.clone`). */
-async function cloneUrlOf(client: BitbucketClient, repo: string): Promise<string> {
-  const r = Repository.parse(
-    client.ok(
-      await client.api.GET('/repositories/{workspace}/{repo_slug}', { params: { path: repoParams(repo) } }),
-    ),
-  );
-  const clone = r.links?.clone ?? [];
-  const href = clone.find((l) => l.name === 'https')?.href ?? '';
-  if (!href) return '';
-  const url = new URL(href);
-  url.username = '';
-  url.password = '';
-  return url.toString();
-}
-
 /**
  * Creates the Bitbucket Cloud platform. Methods throw `AuthError` (401) or `PlatformError`;
  * `webhook` is set only when `BITBUCKET_WEBHOOK_SECRET` is.
@@ -60,9 +51,10 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     token: settings.token,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  // The bot is its account id (`identityOf`), never its nickname (not unique: anyone can take it).
   // An access token without the account scope may be refused `GET /user` (403): the bot then
-  // knows itself only by the configured bot usernames (CONTRACT §6), which docs/bitbucket.md says
-  // to set to the token's bot nickname.
+  // knows itself only by configured bot usernames in the `{<account id>}` form (CONTRACT §6),
+  // as docs/bitbucket.md says.
   const me = onceUntilRejected(async () => {
     try {
       return await call('identify the bot account (GET /user)', async () =>
@@ -71,12 +63,12 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     } catch (error) {
       if (!(error instanceof PlatformError) || error.status !== 403) throw error;
       options.logger.warn(
-        'Bitbucket refused GET /user (403): the bot is known only by its configured usernames',
+        "Bitbucket refused GET /user (403): the bot knows its own comments only by a bot username configured as '{<account id>}'",
       );
       return {};
     }
   });
-  const login = async () => loginOf(await me());
+  const login = async () => identityOf(await me());
   const ref = (repo: string, id: number) => `${repo}#${id}`;
   const secrets = (settings.webhookSecret ?? '')
     .split(',')
@@ -113,23 +105,35 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
         ),
       );
       const headRepo = pr.source?.repository?.full_name ?? repo;
-      const headCloneUrl = await call(`read the clone URL of ${headRepo}`, () =>
-        cloneUrlOf(client, headRepo),
-      );
+      const isFork = headRepo !== repo;
+      const headHash = pr.source?.commit?.hash ?? '';
+      // A fork may be unreadable with this token: its head SHA is read through the base repository's
+      // pull request (head.ts); only the clone URL needs the fork, with a clear error when refused.
+      const headCloneUrl = isFork
+        ? await forkCloneUrl(client, call, repo, id, headRepo)
+        : await call(`read the clone URL of ${repo}`, () => cloneUrlOf(client, repo));
+      const headSha = isFork
+        ? await prCommitSha(client, call, repo, id, headHash)
+        : await fullSha(repo, headHash);
+      if (!headSha) {
+        throw new PlatformError(
+          `Bitbucket: the head commit ${headHash} of ${ref(repo, id)} is not among the pull request's commits`,
+        );
+      }
       return {
         repoFullName: repo,
         number: pr.id,
         title: pr.title ?? '',
         body: pr.description ?? '',
         state: stateOf(pr.state),
-        authorUsername: loginOf(pr.author),
+        authorUsername: displayNameOf(pr.author),
         headBranch: pr.source?.branch?.name ?? '',
-        headSha: await fullSha(headRepo, pr.source?.commit?.hash ?? ''),
+        headSha,
         baseBranch: pr.destination?.branch?.name ?? '',
         baseSha: await fullSha(repo, pr.destination?.commit?.hash ?? ''),
         headCloneUrl,
         headRepoFullName: headRepo,
-        isFork: headRepo !== repo,
+        isFork,
         htmlUrl: pr.links?.html?.href ?? `https://bitbucket.org/${repo}/pull-requests/${id}`,
       };
     },
@@ -164,10 +168,15 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
       return toExistingComments(await listBitbucketComments(client, call, repo, id));
     },
 
+    async locateComment(repo, id, commentId) {
+      // The webhook names only a reply's immediate parent: walk the `parent` chain to the top.
+      return threadOf(await listBitbucketComments(client, call, repo, id), Number(commentId));
+    },
+
     async getBotUsernames() {
-      const user = await me();
-      const login = loginOf(user);
-      return [...(login ? [login] : []), ...(user.account_id ? [`{${user.account_id}}`] : [])];
+      // Comment authors are `{<account id>}` (comments.ts): the bot's own, only that.
+      const own = identityOf(await me());
+      return own ? [own] : [];
     },
 
     async addReaction() {

@@ -2,18 +2,21 @@
  * Bitbucket Cloud webhook payload → ReviewComment (CONTRACT §6–§7). Pure; never throws; what it does
  * not handle comes back as `{ kind: 'ignored', reason }`. The event is `X-Event-Key`:
  * - `pullrequest:comment_created` → a conversation comment (`issue_comment`), or an inline one
- *   (`review_comment` with path and line; `discussionId` = the thread's top comment, so a reply
- *   lands in that thread);
+ *   (`review_comment` with path and line; `discussionId` = the comment it answers, its
+ *   `parent`, which for a reply to a reply is not the thread's top comment: jobs that need the
+ *   thread walk up with `locateComment`);
  * - `pullrequest:created` → lifecycle `pr_opened`; `pullrequest:updated` → lifecycle `pr_push`.
  *   Bitbucket sends `updated` for title or description edits too and its payload does not say
  *   whether commits changed; a lifecycle run on a head the bot already reviewed runs nothing
  *   (§13), so an edit costs one pull request fetch and posts nothing.
+ * `authorUsername` is the author's `{<account id>}` (`identityOf`), never the nickname: nicknames
+ * are not unique, so `allowed_users` and the bot's own identity are compared on account ids.
  * `headSha` is left empty: Bitbucket reports 12-character hashes and `headSha` is always a full
  * SHA; jobs fetch the pull request, whose hashes the platform resolves (`getPullRequest`).
  */
 import type { EventType, ReviewComment, WebhookParseResult } from '../types.js';
 import { checkPayload, ignored } from '../webhook-parse-helpers.js';
-import { loginOf } from './comments.js';
+import { displayNameOf, identityOf } from './comments.js';
 import { BitbucketCommentEvent, BitbucketPullRequestEvent } from './webhook-schema.js';
 
 const LIFECYCLE: ReadonlyMap<string, EventType> = new Map<string, EventType>([
@@ -39,6 +42,16 @@ function common(event: PullRequestEvent, deliveryId: string) {
 }
 
 /**
+ * `authorName` when the account has a readable name (shown to people, never compared), on one line:
+ * control characters become spaces (it goes into commit messages).
+ */
+function named(name: string): { authorName?: string } {
+  const oneLine = Array.from(name, (ch) => (ch < ' ' || ch === '\u007f' ? ' ' : ch)).join('');
+  const line = oneLine.replace(/ {2,}/g, ' ').trim().slice(0, 255);
+  return line ? { authorName: line } : {};
+}
+
+/**
  * Parses one delivery (`eventKey` = `X-Event-Key`, `deliveryId` = `X-Request-UUID` or `''`).
  */
 export function parseBitbucketWebhook(
@@ -57,7 +70,8 @@ export function parseBitbucketWebhook(
       ...common(checked.data, deliveryId),
       commentId: String(comment.id),
       commentType: inline ? 'review_comment' : 'issue_comment',
-      authorUsername: loginOf(comment.user ?? checked.data.actor),
+      authorUsername: identityOf(comment.user ?? checked.data.actor),
+      ...named(displayNameOf(comment.user ?? checked.data.actor)),
       body: comment.content.raw ?? '',
       ...(inline ? { filePath: inline.path } : {}),
       ...(inline && line ? { line } : {}),
@@ -76,7 +90,7 @@ export function parseBitbucketWebhook(
       ...common(checked.data, deliveryId),
       commentId: '',
       commentType: 'lifecycle',
-      authorUsername: loginOf(checked.data.actor),
+      authorUsername: identityOf(checked.data.actor),
       body: '',
       eventType: lifecycle,
     },

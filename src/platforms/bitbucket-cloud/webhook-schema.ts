@@ -11,11 +11,12 @@ import { z } from 'zod';
 import { isBranchName, isPrNumber, isRepoFilePath } from '../git-names.js';
 import { isBitbucketFullName, isCommitHash } from './names.js';
 
-/** An account (`actor`, `user`, `author`): reviewbot compares its nickname. */
+/** An account (`actor`, `user`, `author`): reviewbot compares its account id (`identityOf`). */
 export const BitbucketAccount = z.object({
   nickname: z.string().min(1).max(100).optional(),
   display_name: z.string().max(255).optional(),
   account_id: z.string().max(128).optional(),
+  uuid: z.string().max(128).optional(),
 });
 
 const Repository = z.object({

@@ -58,7 +58,7 @@ describe('Bitbucket Cloud webhooks', () => {
         headSha: '',
         commentId: '5',
         commentType: 'issue_comment',
-        authorUsername: 'alice',
+        authorUsername: '{557058:alice}',
         body: '@rb hi',
         eventType: 'comment',
       },
@@ -69,6 +69,36 @@ describe('Bitbucket Cloud webhooks', () => {
     );
     expect(inline).toMatchObject({
       comment: { commentType: 'review_comment', filePath: 'src/a.ts', line: 4, discussionId: '6' },
+    });
+  });
+
+  it('names an author by account id, never by nickname (nicknames are not unique)', () => {
+    const impostor = parse(
+      'pullrequest:comment_created',
+      commentHook(PR, { id: 7, raw: '@rb hi', author: 'alice', authorAccountId: '557058:mallory' }),
+    );
+    expect(impostor).toMatchObject({ comment: { authorUsername: '{557058:mallory}', authorName: 'alice' } });
+    const payload = commentHook(PR, { id: 8, raw: '@rb hi', author: 'alice' });
+    const anonymous = {
+      ...payload,
+      actor: { nickname: 'alice' },
+      comment: { ...payload.comment, user: { nickname: 'alice', display_name: 'Alice' } },
+    };
+    expect(parse('pullrequest:comment_created', anonymous)).toMatchObject({
+      comment: { authorUsername: '' },
+    });
+    const multiline = {
+      ...payload,
+      comment: {
+        ...payload.comment,
+        user: { account_id: '557058:x', display_name: 'Eve\n\nSigned-off-by: x' },
+      },
+    };
+    expect(parse('pullrequest:comment_created', multiline)).toMatchObject({
+      comment: { authorUsername: '{557058:x}', authorName: 'Eve Signed-off-by: x' },
+    });
+    expect(parse('pullrequest:updated', pullRequestHook(PR, 'alice'))).toMatchObject({
+      comment: { authorUsername: '{557058:alice}' },
     });
   });
 

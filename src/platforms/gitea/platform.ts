@@ -18,7 +18,7 @@ import { replyInConversation } from './reply.js';
 import type { PullRequest } from './schemas.js';
 import type { GiteaSettings } from './settings.js';
 import { submitGiteaReview } from './submit-review.js';
-import { listCodeComments, placeOf } from './threads.js';
+import { conversationOf, listCodeComments, placeOf } from './threads.js';
 import { createGiteaWebhookHandler } from './webhook.js';
 
 /** Options of `createGiteaPlatform`. */
@@ -158,6 +158,14 @@ export function createGiteaPlatform(options: GiteaPlatformOptions): Platform {
             ? client.issuePostIssueReaction(repo, index, reaction)
             : client.issuePostCommentReaction(repo, target.commentId, reaction),
       );
+    },
+
+    async locateComment(repo, index, commentId) {
+      // Gitea delivers a reply in a code conversation as a plain issue comment: `CreateCodeComment`
+      // (services/pull/review.go) notifies `CreateIssueComment` with the code comment itself, so
+      // the event (`issue_comment`, type `pull_request_comment`) carries its id and no path or line.
+      // Code comments share the issue comments' ids: the conversation is found by that id.
+      return conversationOf(await listCodeComments(client, call, repo, index), commentId);
     },
 
     async postReply(target, body) {

@@ -83,3 +83,17 @@ export function threadsOf(comments: PullReviewComment[], botLogins: string[]): R
     };
   });
 }
+
+/**
+ * The conversation of code comment `commentId` among `comments`: its first comment's id (the
+ * thread's id, what `replyInConversation` answers in) and path; undefined when no code comment has
+ * that id (a conversation comment of the pull request).
+ */
+export function conversationOf(
+  comments: PullReviewComment[],
+  commentId: string,
+): { discussionId: string; path: string } | undefined {
+  const group = conversationsOf(comments).find((g) => g.some((c) => String(c.id) === commentId));
+  const first = group?.[0];
+  return first ? { discussionId: String(first.id), path: first.path } : undefined;
+}

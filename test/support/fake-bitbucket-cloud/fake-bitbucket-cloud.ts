@@ -104,6 +104,9 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
     }
     if (options.userForbidden && op.template === '/user')
       return answer(error(403, 'Your credentials lack the account scope'));
+    const target = `${op.params.workspace}/${op.params.repo_slug}`;
+    if (op.params.workspace && options.forbiddenRepos?.includes(target))
+      return answer(error(403, 'Access denied. You must have read access to this repository.'));
     const result = await handle(world, op.template, method, op.params, url, record.body, violation);
     for (const p of validateResponse(op, result.status, result.body)) violation(`fake answer: ${p}`);
     answer(result);
@@ -134,12 +137,14 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
     url: world.url,
     apiUrl: `${world.url}/2.0`,
     addPullRequest(pr) {
-      const link = join(gitRoot, `${pr.repo}.git`);
-      mkdirSync(dirname(link), { recursive: true });
-      try {
-        symlinkSync(pr.bareRepoPath, link);
-      } catch {
-        // Already linked by an earlier pull request of the same repository.
+      for (const repo of [pr.repo, ...(pr.sourceRepo ? [pr.sourceRepo] : [])]) {
+        const link = join(gitRoot, `${repo}.git`);
+        mkdirSync(dirname(link), { recursive: true });
+        try {
+          symlinkSync(pr.bareRepoPath, link);
+        } catch {
+          // Already linked by an earlier pull request of the same repository.
+        }
       }
       world.pulls.set(`${pr.repo}#${pr.id}`, { ...pr, comments: [] });
     },

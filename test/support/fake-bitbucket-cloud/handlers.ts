@@ -31,13 +31,15 @@ const error = (status: number, message: string): Answer => ({
 });
 const notFound = (): Answer => error(404, 'Resource not found');
 
-function account(world: World, login: string) {
-  const bot = login === world.bot.nickname;
+/** The account `login` (a nickname, not unique): its id is `accountId` when given. */
+function account(world: World, login: string, accountId?: string) {
+  const id = accountId ?? (login === world.bot.nickname ? world.bot.accountId : `557058:${login}`);
+  const bot = id === world.bot.accountId;
   return {
     type: 'user',
     nickname: login,
     display_name: login,
-    account_id: bot ? world.bot.accountId : `557058:${login}`,
+    account_id: id,
     uuid: `{${bot ? '00000000-0000-0000-0000-00000000b07' : '00000000-0000-0000-0000-000000000001'}}`,
   };
 }
@@ -63,10 +65,10 @@ function commentJson(world: World, pull: PullState, c: StoredComment) {
     created_on: c.createdOn,
     updated_on: c.createdOn,
     content: { raw: c.raw, markup: 'markdown', html: '' },
-    user: account(world, c.author),
+    user: account(world, c.author, c.authorAccountId),
     deleted: false,
     ...(c.inline ? { inline: c.inline } : {}),
-    ...(c.parentId !== undefined ? { parent: { id: c.parentId } } : {}),
+    ...(c.parentId !== undefined ? { parent: { type: 'pullrequest_comment', id: c.parentId } } : {}),
     ...(c.resolved
       ? { resolution: { type: 'comment_resolution', user: account(world, world.bot.nickname) } }
       : {}),
@@ -144,7 +146,8 @@ export async function handle(
 ): Promise<Answer> {
   if (template === '/user') return { status: 200, body: account(world, world.bot.nickname) };
   const repo = `${params.workspace}/${params.repo_slug}`;
-  const anyPull = [...world.pulls.values()].find((p) => p.repo === repo);
+  // A fork is served from the bare repository of the pull request it is the source of.
+  const anyPull = [...world.pulls.values()].find((p) => p.repo === repo || p.sourceRepo === repo);
   if (!anyPull) return notFound();
   const bare = anyPull.bareRepoPath;
   const pull = world.pulls.get(`${repo}#${params.pull_request_id}`);
@@ -200,10 +203,10 @@ export async function handle(
   const { head, base } = await shas(pull);
   switch (`${method} ${template}`) {
     case `GET ${PR}`: {
-      const end = (branch: string, hash: string) => ({
+      const end = (branch: string, hash: string, fullName = repo) => ({
         branch: { name: branch },
         commit: { hash: hash.slice(0, 12) },
-        repository: { type: 'repository', full_name: repo },
+        repository: { type: 'repository', full_name: fullName },
       });
       return {
         status: 200,
@@ -214,7 +217,7 @@ export async function handle(
           description: pull.description ?? '',
           state: 'OPEN',
           author: account(world, pull.author ?? 'alice'),
-          source: end(pull.headBranch, head),
+          source: end(pull.headBranch, head, pull.sourceRepo),
           destination: end(pull.baseBranch, base),
           links: { html: { href: `${world.url}/${repo}/pull-requests/${pull.id}` } },
         },

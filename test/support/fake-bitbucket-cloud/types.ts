@@ -11,6 +11,11 @@ export interface FakeBitbucketOptions {
   userForbidden?: boolean;
   /** Page size of paginated answers when the request sets no `pagelen` (default 2, to page). */
   pageSize?: number;
+  /**
+   * Repositories (`workspace/slug`) the token may not read: every API request under them is
+   * answered 403, as for a fork outside an access token's repository, project or workspace.
+   */
+  forbiddenRepos?: string[];
 }
 
 /** A pull request the fake serves. */
@@ -24,13 +29,18 @@ export interface AddPullRequest {
   title?: string;
   description?: string;
   author?: string;
+  /** The fork the pull request comes from (`workspace/slug`); its git data is `bareRepoPath`. */
+  sourceRepo?: string;
 }
 
 /** A comment as stored. */
 export interface StoredComment {
   id: number;
   raw: string;
+  /** The author's nickname (not unique on Bitbucket Cloud). */
   author: string;
+  /** The author's account id; default: the bot's for the bot's nickname, else `557058:<nickname>`. */
+  authorAccountId?: string;
   createdOn: string;
   inline?: { path: string; from?: number; to?: number; start_from?: number; start_to?: number };
   parentId?: number;

@@ -17,8 +17,9 @@ export interface HookPullRequest {
   baseSha: string;
 }
 
-function account(nickname: string) {
-  return { type: 'user', nickname, display_name: nickname, account_id: `557058:${nickname}` };
+/** An account: nickname `nickname` (not unique), id `accountId` (default `557058:<nickname>`). */
+function account(nickname: string, accountId = `557058:${nickname}`) {
+  return { type: 'user', nickname, display_name: nickname, account_id: accountId };
 }
 
 function pullrequest(pr: HookPullRequest) {
@@ -38,9 +39,9 @@ function pullrequest(pr: HookPullRequest) {
 }
 
 /** `pullrequest:created` / `pullrequest:updated`. */
-export function pullRequestHook(pr: HookPullRequest, actor: string) {
+export function pullRequestHook(pr: HookPullRequest, actor: string, actorAccountId?: string) {
   return {
-    actor: account(actor),
+    actor: account(actor, actorAccountId),
     repository: { type: 'repository', full_name: pr.repo },
     pullrequest: pullrequest(pr),
   };
@@ -49,16 +50,28 @@ export function pullRequestHook(pr: HookPullRequest, actor: string) {
 /** `pullrequest:comment_created`. */
 export function commentHook(
   pr: HookPullRequest,
-  comment: { id: number; raw: string; author: string; inline?: { path: string; to?: number; from?: number } },
+  comment: {
+    id: number;
+    raw: string;
+    /** The author's nickname; `authorAccountId` its account id (default `557058:<nickname>`). */
+    author: string;
+    authorAccountId?: string;
+    inline?: { path: string; to?: number; from?: number };
+    /** The comment this one answers (`parent.id`). */
+    parentId?: number;
+  },
 ) {
   return {
-    ...pullRequestHook(pr, comment.author),
+    ...pullRequestHook(pr, comment.author, comment.authorAccountId),
     comment: {
       type: 'pullrequest_comment',
       id: comment.id,
       content: { raw: comment.raw, markup: 'markdown', html: '' },
-      user: account(comment.author),
+      user: account(comment.author, comment.authorAccountId),
       ...(comment.inline ? { inline: comment.inline } : {}),
+      ...(comment.parentId !== undefined
+        ? { parent: { type: 'pullrequest_comment', id: comment.parentId } }
+        : {}),
     },
   };
 }

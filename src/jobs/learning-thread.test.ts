@@ -17,7 +17,7 @@ import { rawConfigSchema } from '../config/schema.js';
 import { openLearningsStore, type LearningsStore } from '../learnings/index.js';
 import { createMetrics } from '../metrics.js';
 import { createBitbucketPlatform } from '../platforms/bitbucket-cloud/platform.js';
-import { toWire } from '../platforms/bitbucket-cloud/markers.js';
+import { toWire } from '../platforms/wire-markers.js';
 import { createGiteaPlatform } from '../platforms/gitea/platform.js';
 import type { Platform, PlatformName, ReviewComment } from '../platforms/types.js';
 import { renderFindingMarker } from '../review/memory/markers.js';

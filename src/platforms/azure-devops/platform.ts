@@ -12,7 +12,7 @@ import { createAzureClient, type AzureClient } from './client.js';
 import { withHunks } from './diffs.js';
 import { call } from './errors.js';
 import { iterationChanges, latestIteration } from './iterations.js';
-import { toWire } from './markers.js';
+import { toWire } from '../wire-markers.js';
 import { azureMemoryMethods } from './memory-api.js';
 import { azureProgress } from './progress.js';
 import type { AzureDevOpsSettings } from './settings.js';

@@ -16,7 +16,7 @@ import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import type { AzureClient } from './client.js';
 import type { AzureCall } from './errors.js';
 import { iterationChanges, latestIteration } from './iterations.js';
-import { toWire } from './markers.js';
+import { toWire } from '../wire-markers.js';
 import { COMMENT_TYPE, THREAD_STATUS, listAzureThreads, splitRepo } from './threads.js';
 
 /** Heading of the summary's list of findings Azure DevOps refused to place inline. */

@@ -11,7 +11,7 @@ import type { GitPullRequestCommentThread } from 'azure-devops-node-api/interfac
 import type { DiffSide, ExistingComment, ReviewThread } from '../types.js';
 import type { AzureClient } from './client.js';
 import type { AzureCall } from './errors.js';
-import { fromWire } from './markers.js';
+import { fromWire } from '../wire-markers.js';
 
 /** `CommentThreadStatus` values (GitInterfaces.ts). */
 export const THREAD_STATUS = { active: 1, fixed: 2, wontFix: 3, closed: 4, byDesign: 5, pending: 6 } as const;

@@ -8,7 +8,7 @@
 import type { ExistingComment, ReviewThread } from '../types.js';
 import { repoParams, type BitbucketClient } from './client.js';
 import type { BitbucketCall } from './errors.js';
-import { fromWire } from '../bitbucket-markers.js';
+import { fromWire } from '../wire-markers.js';
 import { Comment } from './schemas.js';
 
 /** The fields of a Bitbucket account read here. */

@@ -20,7 +20,7 @@ import { toPullRequestFiles } from './diffs.js';
 import { cloneUrlOf, forkCloneUrl, prCommitSha } from './head.js';
 import { call } from './errors.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
-import { toWire } from '../bitbucket-markers.js';
+import { toWire } from '../wire-markers.js';
 import { bitbucketProgress } from './progress.js';
 import { Account, Comment, Commit, DiffStat, PullRequest } from './schemas.js';
 import type { BitbucketSettings } from './settings.js';

@@ -14,7 +14,7 @@ import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import { repoParams, type BitbucketClient } from './client.js';
 import { listBitbucketComments } from './comments.js';
 import type { BitbucketCall } from './errors.js';
-import { toWire } from '../bitbucket-markers.js';
+import { toWire } from '../wire-markers.js';
 import { Comment } from './schemas.js';
 
 /** Heading of the summary's list of findings Bitbucket refused to place inline. */

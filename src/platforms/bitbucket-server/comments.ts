@@ -7,7 +7,7 @@
  * resolved when `threadResolved` is true. Bodies are `text` with the memory marker read back into
  * the project's form (`fromWire`).
  */
-import { fromWire } from '../bitbucket-markers.js';
+import { fromWire } from '../wire-markers.js';
 import type { ExistingComment, ReviewThread } from '../types.js';
 import { repoParams, type BitbucketServerClient } from './client.js';
 import type { BitbucketServerCall } from './errors.js';

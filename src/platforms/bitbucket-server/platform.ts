@@ -7,7 +7,7 @@
  */
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
-import { toWire } from '../bitbucket-markers.js';
+import { toWire } from '../wire-markers.js';
 import type { Platform, PullRequestInfo } from '../types.js';
 import { createBitbucketServerRestClient, repoParams } from './client.js';
 import { listServerComments, loginOf, toExistingComments } from './comments.js';

@@ -16,7 +16,7 @@
 import { codeSpan, neutraliseMarkers, withoutOwnMarker } from '../../diff/markdown.js';
 import { parsePatch } from '../../diff/diff.js';
 import { numberLines } from '../../diff/positions.js';
-import { toWire } from '../bitbucket-markers.js';
+import { toWire } from '../wire-markers.js';
 import type { InlineComment, Posted, PullRequestFile, ReviewSubmission } from '../types.js';
 import { repoParams, type BitbucketServerClient } from './client.js';
 import { listServerComments } from './comments.js';

@@ -1,10 +1,10 @@
 /**
- * The wire form of review-memory markers on Bitbucket Cloud and Bitbucket Data Center (CONTRACT
- * §13), shared by both platforms. Both render Markdown and escape HTML (Data Center: Atlassian,
- * "Markdown syntax guide": "CommonMark … all HTML tags are escaped"), so an HTML comment would show
- * as text; a Markdown link reference definition (`[//]: # (reviewbot:… )`, CommonMark §4.7)
+ * The wire form of review-memory markers on Bitbucket Cloud, Bitbucket Data Center and Azure DevOps
+ * (CONTRACT §13), shared by the three. They render Markdown and escape HTML (Data Center: Atlassian,
+ * "Markdown syntax guide": "CommonMark … all HTML tags are escaped"; Azure DevOps documents no HTML
+ * in pull request comments), so an HTML comment would show as text; a Markdown link reference definition (`[//]: # (reviewbot:… )`, CommonMark §4.7)
  * renders as nothing. The review code writes and reads markers in the project's HTML-comment form;
- * each Bitbucket platform converts the marker at the end of each body it posts (`toWire`) and back
+ * each of these platforms converts the marker at the end of each body it posts (`toWire`) and back
  * in each body it reads (`fromWire`), so the marker form is the platform's choice and review code
  * has no special case.
  *
@@ -26,7 +26,7 @@ export function neutraliseWireMarkers(text: string): string {
 }
 
 /**
- * `body` as posted on Bitbucket: wire-form look-alikes neutralised, and the HTML marker at its end
+ * `body` as posted on the platform: wire-form look-alikes neutralised, and the HTML marker at its end
  * (if any) turned into a link reference definition after a blank line.
  */
 export function toWire(body: string): string {
@@ -37,7 +37,7 @@ export function toWire(body: string): string {
   return `${before}${before === '' ? '' : '\n\n'}[//]: # (${match[1]})`;
 }
 
-/** `body` as read from Bitbucket with its trailing wire marker (if any) back in HTML-comment form. */
+/** `body` as read from the platform with its trailing wire marker (if any) back in HTML-comment form. */
 export function fromWire(body: string): string {
   return body.replace(
     WIRE_MARKER_AT_END,

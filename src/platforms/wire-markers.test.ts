@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFindingMarker, parseReviewMarker } from '../review/memory/markers.js';
-import { fromWire, toWire } from './bitbucket-markers.js';
+import { fromWire, toWire } from './wire-markers.js';
 
 const HEAD = 'a'.repeat(40);
 const REVIEW = `<!-- reviewbot:review head=${HEAD} at=2026-11-26T10:00:00.000Z -->`;

@@ -2,7 +2,9 @@
  * The copy-paste CI files of docs/ci.md ("Use in CI", "Review before you push"): every GitHub
  * workflow is valid by SchemaStore's workflow schema and asks for the permissions the Action
  * documents, none uses `pull_request_target`, the GitLab include is valid YAML naming the template,
- * and the Bitbucket Pipelines block is the shipped step (`ci/bitbucket/bitbucket-pipelines.yml`).
+ * the Bitbucket Pipelines block is the shipped step (`ci/bitbucket/bitbucket-pipelines.yml`), and
+ * the Azure Pipelines block runs the shipped step template (`ci/azure-devops/azure-pipelines.yml`)
+ * from a repository resource in the container the template's header names.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -84,5 +86,30 @@ describe('docs/ci.md CI files', () => {
     expect(shown.definitions.steps[0]!.step.image).toBe('ghcr.io/reviewbot/reviewbot:<tag>');
     shown.definitions.steps[0]!.step.image = shipped.definitions.steps[0]!.step.image;
     expect(shown).toEqual(shipped);
+  });
+
+  it('the Azure Pipelines block runs the shipped template in a PR build, in the pinned image with the options it names', () => {
+    const [azure] = yamlBlocks('azure-pipelines.yml');
+    type Pipeline = {
+      resources: { repositories: Array<{ repository: string; type: string; name: string; ref: string }> };
+      jobs: Array<{
+        condition: string;
+        container: { image: string; options: string };
+        steps: Array<Record<string, string>>;
+      }>;
+    };
+    const pipeline = parse(azure!.text) as Pipeline;
+    expect(pipeline.resources.repositories).toEqual([
+      expect.objectContaining({ repository: 'reviewbot', type: 'github', name: 'reviewbot/reviewbot' }),
+    ]);
+    const [job] = pipeline.jobs;
+    expect(job!.condition).toBe("eq(variables['Build.Reason'], 'PullRequest')");
+    expect(job!.container.image).toBe('ghcr.io/reviewbot/reviewbot:<tag>');
+    expect(job!.steps).toEqual([
+      { checkout: 'none' },
+      { template: 'ci/azure-devops/azure-pipelines.yml@reviewbot' },
+    ]);
+    const shipped = readFileSync(path.join(ROOT, 'ci', 'azure-devops', 'azure-pipelines.yml'), 'utf8');
+    expect(shipped).toContain(`#     options: ${job!.container.options}\n`);
   });
 });

@@ -1,14 +1,15 @@
 /**
  * The Azure DevOps REST client: Microsoft's `azure-devops-node-api` (`GitApi`) authenticated with the
  * personal access token as HTTP Basic with an empty user (Microsoft Learn, "Use personal access
- * tokens": "Basic base64(':' + PAT)"). The library discovers each resource's route with `OPTIONS
+ * tokens": "Basic base64(':' + PAT)"), or with a pipeline's job access token as Bearer (`auth.ts`). The library discovers each resource's route with `OPTIONS
  * <collection>/_apis/<area>` and negotiates the api-version from the location's versions; reviewbot
  * pins `api-version=7.1` (CONTRACT §4) wherever the server releases it. `GitApi` is built on the
  * collection URL itself: on Services the git area lives there, on Server the resource-area lookup
  * answers an empty list (which `WebApi.getGitApi` would resolve to the same URL).
  */
-import { getBasicHandler, WebApi } from 'azure-devops-node-api';
+import { getBasicHandler, getBearerHandler, WebApi } from 'azure-devops-node-api';
 import { GitApi } from 'azure-devops-node-api/GitApi.js';
+import { isBearerToken } from './auth.js';
 import type { IRequestOptions } from 'azure-devops-node-api/interfaces/common/VsoBaseInterfaces.js';
 
 /** The api-version reviewbot speaks (CONTRACT §4). */
@@ -61,7 +62,9 @@ export function toAzureHttpError(error: unknown): AzureHttpError {
 
 /** Creates the client (no request is sent). */
 export function createAzureClient(options: AzureClientOptions) {
-  const handler = getBasicHandler('', options.token);
+  const handler = isBearerToken(options.token)
+    ? getBearerHandler(options.token)
+    : getBasicHandler('', options.token);
   const requestOptions: IRequestOptions = { socketTimeout: options.timeoutMs ?? 60_000 };
   const web = new WebApi(options.url, handler, requestOptions);
   const git = new GitApi(options.url, [handler], requestOptions);

@@ -8,6 +8,7 @@
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
+import { azureAuthorization } from './auth.js';
 import { createAzureClient, type AzureClient } from './client.js';
 import { withHunks } from './diffs.js';
 import { call } from './errors.js';
@@ -170,9 +171,9 @@ export function createAzureDevOpsPlatform(options: AzureDevOpsPlatformOptions): 
     },
 
     async getGitCredentials() {
-      // CONTRACT §4: the PAT as HTTP Basic with an empty user, sent as a header (never stored).
-      const header = `Basic ${Buffer.from(`:${settings.token}`).toString('base64')}`;
-      return { username: '', password: settings.token, authorization: header };
+      // CONTRACT §4: the PAT as HTTP Basic with an empty user (a job access token as Bearer), sent
+      // as a header (never stored).
+      return { username: '', password: settings.token, authorization: azureAuthorization(settings.token) };
     },
 
     renderSuggestion(suggestion, lineCount) {

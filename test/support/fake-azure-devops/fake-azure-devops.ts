@@ -5,7 +5,7 @@
  * library builds every URL from these route templates and negotiates the api-version from them),
  * `GET _apis/connectionData`, then pull requests, iterations and their changes, items, threads and
  * comments, statuses, merge bases and commit diffs. Azure DevOps' rules on top: Basic auth with the
- * PAT (401 otherwise), the `api-version` in the Accept header must be 7.1 (400 otherwise), a thread's
+ * PAT, or Bearer with a pipeline's job access token (`scheme: 'bearer'`) (401 otherwise), the `api-version` in the Accept header must be 7.1 (400 otherwise), a thread's
  * `filePath` starts with `/` and its lines lie in the iteration's changes on their side, its
  * `changeTrackingId` is the file's. Collections are wrapped `{count, value}`; enums go out as
  * strings and come in as numbers or strings (the library sends numbers). Repositories are served
@@ -43,8 +43,17 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
   const botId = options.botId ?? '6f9619ff-8b86-d011-b42d-00cf4fc964ff';
   const botName = options.botUniqueName ?? 'reviewbot@example.com';
   const gitRoot = mkdtempSync(join(tmpdir(), 'fake-azure-git-'));
-  const git = createGitHttpHandler({ projectRoot: gitRoot, password: options.token, prefix: collection });
-  const auth = `Basic ${Buffer.from(`:${options.token}`).toString('base64')}`;
+  const scheme = options.scheme ?? 'basic';
+  const git = createGitHttpHandler({
+    projectRoot: gitRoot,
+    password: options.token,
+    prefix: collection,
+    scheme,
+  });
+  const auth =
+    scheme === 'bearer'
+      ? `Bearer ${options.token}`
+      : `Basic ${Buffer.from(`:${options.token}`).toString('base64')}`;
   const world: World = { url: '', collection, botId, botName, pulls: new Map(), nextThread: 1 };
   const { findPull, prJson, route } = createRoutes(world);
   const requests: RecordedRequest[] = [];

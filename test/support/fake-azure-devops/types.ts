@@ -4,6 +4,12 @@
 export interface FakeAzureOptions {
   /** The personal access token every API and git request must carry (Basic, empty user). */
   token: string;
+  /**
+   * `basic` (default): `token` is a PAT, accepted only as `Basic base64(":" + token)`. `bearer`:
+   * `token` is a pipeline's job access token (`System.AccessToken`), accepted only as `Bearer
+   * <token>`, the form Microsoft documents for it (scripts' REST calls, the agent's git checkout).
+   */
+  scheme?: 'basic' | 'bearer';
   /** The bot identity (`connectionData.authenticatedUser`). */
   botId?: string;
   botUniqueName?: string;

@@ -235,6 +235,13 @@ describe('deploy/ manifests', () => {
       'GITLAB_WEBHOOK_SECRET',
       'BITBUCKET_TOKEN',
       'BITBUCKET_WEBHOOK_SECRET',
+      'BITBUCKET_SERVER_TOKEN',
+      'BITBUCKET_SERVER_WEBHOOK_SECRET',
+      'GITEA_TOKEN',
+      'GITEA_WEBHOOK_SECRET',
+      'AZURE_DEVOPS_TOKEN',
+      'AZURE_DEVOPS_WEBHOOK_USER',
+      'AZURE_DEVOPS_WEBHOOK_SECRET',
     ];
     expect(keys.sort()).toEqual([...new Set([...platformKeys, ...providerKeys])].sort());
     // STORE_URL stays out unless it carries a password (an empty value would fail validation).

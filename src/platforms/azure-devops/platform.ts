@@ -3,7 +3,8 @@
  * `azure-devops-node-api`. Repository full names are `project/repo`, pull request numbers the
  * pull request id. The bot is the token's identity (`GET _apis/connectionData`: `authenticatedUser`
  * id and its `Account` property, the unique name). Git over HTTP authenticates with the token in
- * an `Authorization: Basic base64(":" + PAT)` header (`http.extraHeader`), never in a URL or file.
+ * an `Authorization: Basic base64(":" + PAT)` header (a job access token: `Bearer`, `auth.ts`)
+ * (`http.extraHeader`), never in a URL or file.
  */
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';

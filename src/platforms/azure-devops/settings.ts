@@ -1,6 +1,7 @@
 /**
  * Azure DevOps settings from the environment (CONTRACT §4): `AZURE_DEVOPS_TOKEN` (a personal access
- * token, sent as HTTP Basic with an empty user), `AZURE_DEVOPS_URL` (required: the organization,
+ * token, sent as HTTP Basic with an empty user; a pipeline's job access token, a JWT, as Bearer:
+ * `auth.ts`), `AZURE_DEVOPS_URL` (required: the organization,
  * `https://dev.azure.com/org`, or an Azure DevOps Server collection URL), and the service hooks'
  * Basic credentials `AZURE_DEVOPS_WEBHOOK_USER` / `AZURE_DEVOPS_WEBHOOK_SECRET`.
  */

@@ -84,7 +84,7 @@ describe('Bitbucket Cloud with the default Claude Code runner', () => {
     server = await startServe({
       ...env,
       BITBUCKET_WEBHOOK_SECRET: HOOK_SECRET,
-      ALLOWED_USERS: 'alice',
+      ALLOWED_USERS: '557058:alice',
       CLEANUP_INTERVAL_HOURS: '0',
     });
   });

@@ -63,7 +63,7 @@ describe('reviewbot serve in cluster mode on Bitbucket Cloud', () => {
       BITBUCKET_API_URL: bb.apiUrl,
       BITBUCKET_WEBHOOK_SECRET: HOOK_SECRET,
       REVIEWER_BOT_USERNAME: REVIEWER,
-      ALLOWED_USERS: 'alice',
+      ALLOWED_USERS: '557058:alice',
       AGENT_PROVIDER: 'anthropic',
       AGENT_MODEL: 'claude-test',
       ANTHROPIC_API_KEY: LLM_KEY,

@@ -174,11 +174,13 @@ export async function runServeCommand(
     logger,
   });
   const server = createServer({ platforms, dispatch, metrics, logger });
-  // Cluster Job pods keep their workspaces in emptyDir volumes: only a standalone server cleans.
+  // Cluster Job pods keep their workspaces in emptyDir volumes, unless they share a volume
+  // (CONTRACT §19, `workspace.shared_dir`): then the server, which mounts it too, cleans there.
+  const cleanDir = mode === 'standalone' ? config.workspace.base_dir : config.workspace.shared_dir;
   const cleaner =
-    mode === 'standalone'
+    cleanDir !== undefined
       ? createWorkspaceCleaner({
-          baseDir: config.workspace.base_dir,
+          baseDir: cleanDir,
           platforms,
           intervalHours: config.workspace.cleanup_interval_hours,
           logger,

@@ -22,8 +22,10 @@
  * - `peakRssMb` (target ≤ 400);
  * - `secondPr` (CONTRACT §19): a second pull request of the same repository (one more file on the
  *   first's head) reviewed in the same base directory, so its head comes from the repository's
- *   object store: `fetchMs`, `wallMs` and `fetchShare` (of wall time; also excluding model time),
- *   beside the first pull request's shares as the same-run baseline (a full fetch of the head).
+ *   object store and its workspace from the spare checkout: `fetchMs`, `wallMs` and `fetchShare`
+ *   (of wall time; also excluding model time), beside the first pull request's shares as the
+ *   same-run baseline (a full fetch of the head), and `spareWaitMs` (the untimed wait for the
+ *   spare checkout the first workspace started building in the background).
  *
  * Progress goes to stderr. Exit code 0 whether or not the targets are met.
  */
@@ -49,6 +51,7 @@ import { startFakeAnthropic, type RecordedLlmRequest } from '../test/support/fak
 import { startFakeGitHub } from '../test/support/fake-github/index.js';
 import { commitToBranch } from '../test/support/git-fixtures.js';
 import { createLargePr } from '../test/support/large-pr.js';
+import { spareBuildsSettled } from '../src/workspace/workspace.js';
 
 const TOKEN = 'ghp_benchLargePrToken0123456789abcdef';
 const KEY = 'sk-bench-large-pr-0123456789';
@@ -261,6 +264,11 @@ async function main(): Promise<void> {
     child.send({ type: 'mark' });
   });
   // §19: a second pull request of the same repository, in the same base directory (its store).
+  // The spare checkout the first pull request's workspace started in the background is waited for
+  // (not timed; its wait is printed): a new pull request normally arrives after it is built.
+  const spareStarted = performance.now();
+  await spareBuildsSettled();
+  const spareWaitMs = Math.round(performance.now() - spareStarted);
   log('reviewing a second pull request of the same repository');
   const intervals2: Array<[number, number]> = [];
   let fetchedAt2 = 0;
@@ -281,6 +289,7 @@ async function main(): Promise<void> {
   });
   const wall2 = performance.now() - started2;
   const model2 = unionMs(intervals2);
+  await spareBuildsSettled();
   rmSync(baseDir, { recursive: true, force: true });
   const share = (fetch: number, wall: number) => Number((fetch / wall).toFixed(3));
   const secondPr = {
@@ -288,6 +297,8 @@ async function main(): Promise<void> {
     fetchMs: Math.round(fetchedAt2),
     fetchShare: share(fetchedAt2, wall2),
     fetchShareExcludingModel: share(fetchedAt2, wall2 - model2),
+    // The untimed wait for the first pull request's background spare checkout to be ready.
+    spareWaitMs,
     // Same-run baseline: the first pull request, whose fetch is a full clone of the head.
     firstPrFetchShare: share(fetchedAt, wallMs),
     firstPrFetchShareExcludingModel: share(fetchedAt, wallMs - modelMs),

@@ -24,8 +24,10 @@
  *   first's head) reviewed in the same base directory, so its head comes from the repository's
  *   object store and its workspace from the spare checkout: `fetchMs`, `wallMs` and `fetchShare`
  *   (of wall time; also excluding model time), beside the first pull request's shares as the
- *   same-run baseline (a full fetch of the head), and `spareWaitMs` (the untimed wait for the
- *   spare checkout the first workspace started building in the background).
+ *   same-run baseline (a full fetch of the head), `spareWaitMs` (the untimed wait for the spare
+ *   checkout the first workspace started building in the background), and git alone:
+ *   `workspaceMs`/`workspaceShare` (until the workspace is ready), `fromSpare`, and the first pull
+ *   request's `firstPrWorkspaceMs`/`firstPrWorkspaceShare`.
  *
  * Progress goes to stderr. Exit code 0 whether or not the targets are met.
  */
@@ -232,6 +234,7 @@ async function main(): Promise<void> {
   log('reviewing');
   const cpuBefore = process.cpuUsage();
   let fetchedAt = 0;
+  let workspaceAt = 0;
   const started = performance.now();
   const outcome = await executeReview({
     platform,
@@ -247,6 +250,8 @@ async function main(): Promise<void> {
       log(`${Math.round(performance.now() - started)} ms ${event.phase}: ${event.message}`);
       if (event.phase === 'diff' && /^\d+ files, /.test(event.message))
         fetchedAt = performance.now() - started;
+      if (event.phase === 'workspace' && /^workspace of /.test(event.message))
+        workspaceAt = performance.now() - started;
     },
   });
   log(`${Math.round(performance.now() - started)} ms reviewed; posting`);
@@ -272,6 +277,8 @@ async function main(): Promise<void> {
   log('reviewing a second pull request of the same repository');
   const intervals2: Array<[number, number]> = [];
   let fetchedAt2 = 0;
+  let workspaceAt2 = 0;
+  let fromSpare2 = false;
   const started2 = performance.now();
   await executeReview({
     platform,
@@ -283,8 +290,13 @@ async function main(): Promise<void> {
     logger: silentLogger(),
     limits,
     onEvent: (event) => {
-      if (event.type === 'phase' && event.phase === 'diff' && /^\d+ files, /.test(event.message))
+      if (event.type !== 'phase') return;
+      if (event.phase === 'diff' && /^\d+ files, /.test(event.message))
         fetchedAt2 = performance.now() - started2;
+      if (event.phase === 'workspace' && /^workspace of /.test(event.message)) {
+        workspaceAt2 = performance.now() - started2;
+        fromSpare2 = event.message.includes('(from the spare tree)');
+      }
     },
   });
   const wall2 = performance.now() - started2;
@@ -299,6 +311,13 @@ async function main(): Promise<void> {
     fetchShareExcludingModel: share(fetchedAt2, wall2 - model2),
     // The untimed wait for the first pull request's background spare checkout to be ready.
     spareWaitMs,
+    // Git alone: ms until the workspace was ready (the fetch above also waits for the API's file
+    // list), its share of wall time, and whether the spare checkout made it.
+    workspaceMs: Math.round(workspaceAt2),
+    workspaceShare: share(workspaceAt2, wall2),
+    fromSpare: fromSpare2,
+    firstPrWorkspaceMs: Math.round(workspaceAt),
+    firstPrWorkspaceShare: share(workspaceAt, wallMs),
     // Same-run baseline: the first pull request, whose fetch is a full clone of the head.
     firstPrFetchShare: share(fetchedAt, wallMs),
     firstPrFetchShareExcludingModel: share(fetchedAt, wallMs - modelMs),

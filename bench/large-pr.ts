@@ -53,7 +53,7 @@ import { startFakeAnthropic, type RecordedLlmRequest } from '../test/support/fak
 import { startFakeGitHub } from '../test/support/fake-github/index.js';
 import { commitToBranch } from '../test/support/git-fixtures.js';
 import { createLargePr } from '../test/support/large-pr.js';
-import { spareBuildsSettled } from '../src/workspace/workspace.js';
+import { setSpareTreesByDefault, spareBuildsSettled } from '../src/workspace/workspace.js';
 
 const TOKEN = 'ghp_benchLargePrToken0123456789abcdef';
 const KEY = 'sk-bench-large-pr-0123456789';
@@ -229,6 +229,8 @@ async function main(): Promise<void> {
   const limits = { ...DEFAULT_LIMITS, rates: await loadCatalogueRates('anthropic', 'claude-sonnet-4-5') };
   const intervals: Array<[number, number]> = [];
   const baseDir = mkdtempSync(path.join(tmpdir(), 'bench-large-pr-ws-'));
+  // As the standalone server does (`serve`): keep a spare checkout per repository.
+  setSpareTreesByDefault(true);
   (globalThis as { gc?: () => void }).gc?.();
 
   log('reviewing');

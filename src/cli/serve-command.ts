@@ -8,6 +8,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { RawConfig } from '../config/schema.js';
 import { ConfigError, describeError, ReviewbotError } from '../errors.js';
 import { createWorkspaceCleaner } from '../jobs/cleaner.js';
+import { setSpareTreesByDefault } from '../workspace/spare-tree.js';
 import { createMemoryConversationStore } from '../jobs/conversation-store.js';
 import { createDispatcher } from '../jobs/handle-comment.js';
 import { createInProcessJobRunner, type InProcessJobRunner } from '../jobs/in-process-runner.js';
@@ -177,6 +178,8 @@ export async function runServeCommand(
   // Cluster Job pods keep their workspaces in emptyDir volumes, unless they share a volume
   // (CONTRACT §19, `workspace.shared_dir`): then the server, which mounts it too, cleans there.
   const cleanDir = mode === 'standalone' ? config.workspace.base_dir : config.workspace.shared_dir;
+  // §19: a long-lived process running jobs on a lasting base directory keeps spare checkouts.
+  if (mode === 'standalone') setSpareTreesByDefault(true);
   const cleaner =
     cleanDir !== undefined
       ? createWorkspaceCleaner({

@@ -69,7 +69,7 @@ async function expectExactly(dir: string, sha: string): Promise<void> {
 describe('workspaces made from the spare tree', () => {
   it('shows exactly its own head; a dirty sibling stays as it was and leaks nothing', async () => {
     const url = await repository();
-    const first = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1 }));
+    const first = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true }));
     // The sibling is dirtied at once, while the spare is being built.
     await writeFile(path.join(first.dir, 'a.txt'), 'edited by a worker\n');
     await writeFile(path.join(first.dir, 'untracked.txt'), 'untracked\n');
@@ -79,7 +79,9 @@ describe('workspaces made from the spare tree', () => {
     expect((await stat(spareTreeDir(path.dirname(first.dir)))).isDirectory()).toBe(true);
 
     const heads = { 2: await fx.git(fx.barePath('acme/widgets'), 'rev-parse', 'pr-2') };
-    const second = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2' }));
+    const second = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2', spareTree: true }),
+    );
     expect(second).toMatchObject({ action: 'cloned', fromSpare: true, headSha: heads[2] });
     await expectExactly(second.dir, heads[2]);
     expect(await readFile(path.join(second.dir, 'a.txt'), 'utf8')).toBe('a2\n');
@@ -97,18 +99,20 @@ describe('workspaces made from the spare tree', () => {
     // The next spare is built again, and an update of the new workspace works as usual.
     await spareBuildsSettled();
     expect((await stat(spareTreeDir(path.dirname(first.dir)))).isDirectory()).toBe(true);
-    const again = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2' }));
+    const again = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2', spareTree: true }),
+    );
     expect(again.action).toBe('updated');
   });
 
   it('two workspaces made at once: one takes the spare, both show their own heads', async () => {
     const url = await repository();
-    await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1 }));
+    await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true }));
     await spareBuildsSettled();
     const bare = fx.barePath('acme/widgets');
     const [two, three] = await Promise.all([
-      prepareWorkspace(prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2' })),
-      prepareWorkspace(prepareOptions(fx, url, { prNumber: 3, branch: 'pr-3' })),
+      prepareWorkspace(prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2', spareTree: true })),
+      prepareWorkspace(prepareOptions(fx, url, { prNumber: 3, branch: 'pr-3', spareTree: true })),
     ]);
     expect([two.fromSpare, three.fromSpare].filter(Boolean)).toHaveLength(1);
     await expectExactly(two.dir, await fx.git(bare, 'rev-parse', 'pr-2'));
@@ -117,17 +121,19 @@ describe('workspaces made from the spare tree', () => {
 
   it('a broken spare falls back to a full checkout', async () => {
     const url = await repository();
-    const first = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1 }));
+    const first = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true }));
     await spareBuildsSettled();
     await writeFile(path.join(spareTreeDir(path.dirname(first.dir)), '.git', 'index'), 'not an index');
-    const second = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2' }));
+    const second = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2', spareTree: true }),
+    );
     expect(second.fromSpare).toBeUndefined();
     await expectExactly(second.dir, await fx.git(fx.barePath('acme/widgets'), 'rev-parse', 'pr-2'));
   });
 
-  it('spareTree: false makes no spare', async () => {
+  it('makes no spare unless asked (the process default is off)', async () => {
     const url = await repository();
-    const first = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: false }));
+    const first = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1 }));
     await spareBuildsSettled();
     await expect(stat(spareTreeDir(path.dirname(first.dir)))).rejects.toThrow();
   });

@@ -35,6 +35,24 @@ export const STALE_SPARE_MS = 60 * 60 * 1000;
  */
 export const INDEX_CONFIG = ['-c', 'index.version=4'];
 
+/** Whether `prepareWorkspace` keeps spare trees when its call does not say (`spareTree`). */
+let spareTreesByDefault = false;
+
+/**
+ * Sets whether `prepareWorkspace` keeps spare trees by default in this process. Off unless a
+ * process says otherwise: only processes whose base directory outlives them and that live on
+ * after a workspace is made should pay for a spare (the standalone server; Job pods on a shared
+ * volume), not a one-shot CLI run or a Job pod with its own emptyDir.
+ */
+export function setSpareTreesByDefault(enabled: boolean): void {
+  spareTreesByDefault = enabled;
+}
+
+/** The process default of `setSpareTreesByDefault`. */
+export function spareTreesEnabledByDefault(): boolean {
+  return spareTreesByDefault;
+}
+
 /** The spare tree's directory of repository directory `repoDir`. */
 export function spareTreeDir(repoDir: string): string {
   return path.join(storePaths(repoDir).root, SPARE);

@@ -42,8 +42,12 @@ describe('maintainStore', () => {
     await fx.commit('acme/widgets', { 'seven.txt': '7\n' }, { branch: 'b7' });
     await fx.git(fx.workPath('acme/widgets'), 'checkout', '--quiet', 'main');
     await fx.commit('acme/widgets', { 'eight.txt': '8\n' }, { branch: 'b8' });
-    const seven = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 7, branch: 'b7' }));
-    const eight = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 8, branch: 'b8' }));
+    const seven = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 7, branch: 'b7', spareTree: true }),
+    );
+    const eight = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 8, branch: 'b8', spareTree: true }),
+    );
     const repoDir = path.dirname(seven.dir);
     expect(await findStores(fx.baseDir, ['github', 'gitlab'])).toEqual([repoDir]);
     await spareBuildsSettled();
@@ -66,7 +70,9 @@ describe('maintainStore', () => {
     await expect(access(stale)).rejects.toThrow();
     await access(fresh);
     // The spare survives the gc and still makes a clean workspace.
-    const nine = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 9, branch: 'b8' }));
+    const nine = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 9, branch: 'b8', spareTree: true }),
+    );
     expect(nine.fromSpare).toBe(true);
     expect(await fsck(nine.dir)).toEqual([]);
     expect(await fx.git(nine.dir, 'status', '--porcelain')).toBe('');

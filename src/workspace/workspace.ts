@@ -18,7 +18,7 @@ import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
 import { alternatesProblem } from './alternates.js';
 import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from './store.js';
-import { startSpareBuild } from './spare-tree.js';
+import { spareTreesEnabledByDefault, startSpareBuild } from './spare-tree.js';
 import { workspacePath } from './workspace-path.js';
 import { createWorkspace, updateWorkspace } from './workspace-tree.js';
 
@@ -34,7 +34,7 @@ export { withWorkspaceLock, createWorkspaceLock } from './lock.js';
 export type { WorkspaceLock } from './lock.js';
 export { migrateWorkspaceLayout } from './layout-migration.js';
 export { alternatesProblem, borrowedStoreObjects } from './alternates.js';
-export { spareBuildsSettled } from './spare-tree.js';
+export { setSpareTreesByDefault, spareBuildsSettled } from './spare-tree.js';
 
 /** Options of `prepareWorkspace`. */
 export interface PrepareWorkspaceOptions {
@@ -62,8 +62,9 @@ export interface PrepareWorkspaceOptions {
   timeoutMs?: number;
   /**
    * Keep a spare checkout of the repository (`<repo dir>/.store/spare`, built in the background
-   * after a workspace is made) and make new workspaces from it (default true). Costs one more
+   * after a workspace is made) and make new workspaces from it. Costs one more
    * checkout of disk per repository; a new workspace then writes only the files its head changes.
+   * Default: the process's (`setSpareTreesByDefault`; off unless set).
    */
   spareTree?: boolean;
 }
@@ -157,7 +158,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
     progress(`workspace of ${label} is unusable (${problem}); making it again`);
   }
 
-  const spare = options.spareTree !== false;
+  const spare = options.spareTree ?? spareTreesEnabledByDefault();
   let fromSpare: boolean | undefined;
   for (let attempt = 0; ; attempt += 1) {
     checkAborted();

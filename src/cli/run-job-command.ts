@@ -12,7 +12,7 @@ import { recordJobUsage } from '../cluster/redis/job-usage.js';
 import { createRedisConversationStore } from '../cluster/redis/conversation-store.js';
 import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { loadConfig } from '../config/load-config.js';
-import { setSpareTreesByDefault } from '../workspace/spare-tree.js';
+import { setSpareTreesByDefault, spareBuildsSettled } from '../workspace/spare-tree.js';
 import { ConfigError, describeError, UsageError } from '../errors.js';
 import { parseJobPayload } from '../jobs/payload.js';
 import { runJob } from '../jobs/run-job.js';
@@ -179,5 +179,8 @@ export async function runJobCommand(
     redis?.disconnect();
   }
   log.info({ status: result.status }, 'job finished');
+  // §19: the spare checkout on the shared volume is finished (the job is already reported done):
+  // the process exits at once after this, and a half-built spare would only be litter.
+  await spareBuildsSettled();
   return result.status === 'succeeded' ? 0 : 1;
 }

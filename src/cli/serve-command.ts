@@ -8,7 +8,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { RawConfig } from '../config/schema.js';
 import { ConfigError, describeError, ReviewbotError } from '../errors.js';
 import { createWorkspaceCleaner } from '../jobs/cleaner.js';
-import { setSpareTreesByDefault } from '../workspace/spare-tree.js';
+import { setSpareTreesByDefault, stopSpareBuilds } from '../workspace/spare-tree.js';
 import { createMemoryConversationStore } from '../jobs/conversation-store.js';
 import { createDispatcher } from '../jobs/handle-comment.js';
 import { createInProcessJobRunner, type InProcessJobRunner } from '../jobs/in-process-runner.js';
@@ -230,6 +230,7 @@ export async function runServeCommand(
   const closing = server.close();
   const dropped = await jobRunner.shutdown(SHUTDOWN_GRACE_MS);
   shutdownController.abort();
+  await stopSpareBuilds();
   for (const job of dropped) {
     logger.warn(
       {

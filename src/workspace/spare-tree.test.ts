@@ -6,13 +6,13 @@
  * to a full checkout.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
-import { spareBuildsSettled, spareTreeDir } from './spare-tree.js';
+import { spareBuildsSettled, spareTreeDir, stopSpareBuilds } from './spare-tree.js';
 import { prepareWorkspace } from './workspace.js';
 import { cloneConfigText } from './workspace-tree.js';
 
@@ -129,6 +129,18 @@ describe('workspaces made from the spare tree', () => {
     );
     expect(second.fromSpare).toBeUndefined();
     await expectExactly(second.dir, await fx.git(fx.barePath('acme/widgets'), 'rev-parse', 'pr-2'));
+  });
+
+  it('stopSpareBuilds stops a build and leaves no spare and no temporary directory', async () => {
+    const url = await repository();
+    const first = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true }));
+    await stopSpareBuilds();
+    const store = path.dirname(spareTreeDir(path.dirname(first.dir)));
+    expect((await readdir(store)).filter((name) => name.startsWith('spare'))).toEqual([]);
+    // Later builds run again.
+    await prepareWorkspace(prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2', spareTree: true }));
+    await spareBuildsSettled();
+    expect((await readdir(store)).filter((name) => name.startsWith('spare'))).toEqual(['spare']);
   });
 
   it('makes no spare unless asked (the process default is off)', async () => {

@@ -73,6 +73,24 @@ export async function claimSpareTree(repoDir: string, dir: string): Promise<bool
 
 /** Builds running in this process, by repository directory (one at a time per repository). */
 const building = new Map<string, Promise<void>>();
+/** Aborts the git runs of every build in progress (`stopSpareBuilds`). */
+let builds = new AbortController();
+
+/** The signal the git runs of spare builds take: aborted by `stopSpareBuilds`. */
+export function spareBuildSignal(): AbortSignal {
+  return builds.signal;
+}
+
+/**
+ * Stops every spare build of this process (their git processes killed, their temporary
+ * directories removed) and resolves when they have ended; later builds run again. For shutdown:
+ * git runs detached, so a build left running would outlive the process.
+ */
+export async function stopSpareBuilds(): Promise<void> {
+  builds.abort();
+  await spareBuildsSettled();
+  builds = new AbortController();
+}
 
 /** Resolves when every spare build this process started has ended (tests, benchmarks, shutdown). */
 export async function spareBuildsSettled(): Promise<void> {

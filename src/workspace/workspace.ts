@@ -18,7 +18,7 @@ import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
 import { alternatesProblem } from './alternates.js';
 import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from './store.js';
-import { spareTreesEnabledByDefault, startSpareBuild } from './spare-tree.js';
+import { spareBuildSignal, spareTreesEnabledByDefault, startSpareBuild } from './spare-tree.js';
 import { workspacePath } from './workspace-path.js';
 import { createWorkspace, updateWorkspace } from './workspace-tree.js';
 
@@ -34,7 +34,7 @@ export { withWorkspaceLock, createWorkspaceLock } from './lock.js';
 export type { WorkspaceLock } from './lock.js';
 export { migrateWorkspaceLayout } from './layout-migration.js';
 export { alternatesProblem, borrowedStoreObjects } from './alternates.js';
-export { setSpareTreesByDefault, spareBuildsSettled } from './spare-tree.js';
+export { setSpareTreesByDefault, spareBuildsSettled, stopSpareBuilds } from './spare-tree.js';
 
 /** Options of `prepareWorkspace`. */
 export interface PrepareWorkspaceOptions {
@@ -178,7 +178,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   if (spare) {
     // Off the job's critical path and its abort signal: the next new pull request's head start.
     const background: Git = (args, cwd) =>
-      runGit(args, { cwd, masker: options.masker, timeoutMs: options.timeoutMs });
+      runGit(args, { cwd, masker: options.masker, timeoutMs: options.timeoutMs, signal: spareBuildSignal() });
     startSpareBuild(repoDir, head.sha, head.gitDir, head.shallow, background);
   }
   progress(`workspace of ${label} at ${head.sha}${fromSpare ? ' (from the spare tree)' : ''}`);

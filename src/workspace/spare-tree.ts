@@ -130,7 +130,7 @@ async function buildSpare(
   const temporary = path.join(root, `${TEMPORARY_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     await mkdir(root, { recursive: true });
-    await git(['init', '--quiet', path.basename(temporary)], root);
+    await git(['init', '--quiet', '--template=', path.basename(temporary)], root);
     const gitDir = path.join(temporary, '.git');
     await writeFile(
       path.join(gitDir, 'objects', 'info', 'alternates'),

@@ -95,7 +95,8 @@ export async function createWorkspace(
       await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     }
   }
-  await git(['init', '--quiet', `--initial-branch=${branch}`, path.basename(dir)], parent);
+  // No template: no sample hooks (hooks never run) and nothing else git does not need.
+  await git(['init', '--quiet', '--template=', `--initial-branch=${branch}`, path.basename(dir)], parent);
   await setUp(dir, url, branch, head, git);
   return { fromSpare: false };
 }

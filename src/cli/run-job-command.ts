@@ -12,6 +12,7 @@ import { recordJobUsage } from '../cluster/redis/job-usage.js';
 import { createRedisConversationStore } from '../cluster/redis/conversation-store.js';
 import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { loadConfig } from '../config/load-config.js';
+import { setSpareTreesByDefault, spareBuildsSettled } from '../workspace/spare-tree.js';
 import { ConfigError, describeError, UsageError } from '../errors.js';
 import { parseJobPayload } from '../jobs/payload.js';
 import { runJob } from '../jobs/run-job.js';
@@ -56,6 +57,9 @@ async function setUpAndRun(
 ): Promise<JobResult> {
   const { config } = loadConfig({ env });
   if (!config.store.url) throw new ConfigError(['store.url (STORE_URL): required by run-job']);
+  // §19: on a shared volume the next pod of the repository takes the spare checkout this one
+  // builds; with a pod's own emptyDir a spare would die with it.
+  setSpareTreesByDefault(config.workspace.shared_dir !== undefined);
   if (!config.agent.provider)
     throw new ConfigError(['agent.provider (AGENT_PROVIDER): required in cluster mode']);
   for (const warning of await configuredModelWarnings(config.agent)) log.warn(warning);
@@ -175,5 +179,8 @@ export async function runJobCommand(
     redis?.disconnect();
   }
   log.info({ status: result.status }, 'job finished');
+  // §19: the spare checkout on the shared volume is finished (the job is already reported done):
+  // the process exits at once after this, and a half-built spare would only be litter.
+  await spareBuildsSettled();
   return result.status === 'succeeded' ? 0 : 1;
 }

@@ -8,6 +8,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { RawConfig } from '../config/schema.js';
 import { ConfigError, describeError, ReviewbotError } from '../errors.js';
 import { createWorkspaceCleaner } from '../jobs/cleaner.js';
+import { setSpareTreesByDefault, stopSpareBuilds } from '../workspace/spare-tree.js';
 import { createMemoryConversationStore } from '../jobs/conversation-store.js';
 import { createDispatcher } from '../jobs/handle-comment.js';
 import { createInProcessJobRunner, type InProcessJobRunner } from '../jobs/in-process-runner.js';
@@ -176,11 +177,15 @@ export async function runServeCommand(
     logger,
   });
   const server = createServer({ platforms, dispatch, metrics, logger });
-  // Cluster Job pods keep their workspaces in emptyDir volumes: only a standalone server cleans.
+  // Cluster Job pods keep their workspaces in emptyDir volumes, unless they share a volume
+  // (CONTRACT §19, `workspace.shared_dir`): then the server, which mounts it too, cleans there.
+  const cleanDir = mode === 'standalone' ? config.workspace.base_dir : config.workspace.shared_dir;
+  // §19: a long-lived process running jobs on a lasting base directory keeps spare checkouts.
+  if (mode === 'standalone') setSpareTreesByDefault(true);
   const cleaner =
-    mode === 'standalone'
+    cleanDir !== undefined
       ? createWorkspaceCleaner({
-          baseDir: config.workspace.base_dir,
+          baseDir: cleanDir,
           platforms,
           intervalHours: config.workspace.cleanup_interval_hours,
           logger,
@@ -229,6 +234,7 @@ export async function runServeCommand(
   const closing = server.close();
   const dropped = await jobRunner.shutdown(SHUTDOWN_GRACE_MS);
   shutdownController.abort();
+  await stopSpareBuilds();
   for (const job of dropped) {
     logger.warn(
       {

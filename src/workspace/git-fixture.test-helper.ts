@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createGitHttpHandler, type GitHttpHandler } from '../../test/support/git-http-server.js';
+import { spareBuildsSettled } from './spare-tree.js';
 import type { PrepareWorkspaceOptions } from './workspace.js';
 
 const execFileAsync = promisify(execFile);
@@ -139,6 +140,7 @@ export async function startGitFixture(options: { scheme?: 'basic' | 'bearer' } =
   }
 
   async function close(): Promise<void> {
+    await spareBuildsSettled();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await rm(root, { recursive: true, force: true });

@@ -10,6 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { GitError } from '../errors.js';
 import type { GitCredentials } from '../platforms/types.js';
 import { SecretMasker, isSecretEnvName, scrubbedEnv } from '../secrets.js';
@@ -66,6 +67,18 @@ export interface RunGitOptions {
   signal?: AbortSignal;
   /** Base environment the safe variables are taken from; default `process.env`. */
   env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Observers of finished git invocations (benchmarks profile where time goes): each is called with
+ * the subcommand (the first argument that is not an option) and the wall time in ms, success or not.
+ */
+const gitRunObservers = new Set<(subcommand: string, ms: number) => void>();
+
+/** Calls `observer` after every `runGit` invocation ends; returns a function that stops it. */
+export function observeGitRuns(observer: (subcommand: string, ms: number) => void): () => void {
+  gitRunObservers.add(observer);
+  return () => gitRunObservers.delete(observer);
 }
 
 /** What a successful git invocation printed (stdout and stderr as UTF-8 text). */
@@ -152,7 +165,7 @@ function originOf(url: string): string {
 }
 
 /**
- * Checks a clone URL: it must be `http:` or `https:` and must not carry credentials
+ * Checks a clone URL: it must be `http:` or `https:`, hold no control character and must not carry credentials
  * (`https://user:pw@host/...`). Throws GitError otherwise; the message never repeats the URL's
  * user-info.
  */
@@ -169,6 +182,10 @@ export function assertSafeCloneUrl(url: string): void {
         'git receives credentials from its environment only',
     );
   }
+  // The WHATWG parser drops tabs and newlines silently; git would keep them (and a newline in a
+  // value would end it in `.git/config`).
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(url)) throw new GitError('invalid clone URL (control characters)');
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new GitError(`unsupported clone URL scheme ${parsed.protocol} (expected http or https)`);
   }
@@ -195,9 +212,16 @@ export function assertBranchName(branch: string): void {
   if (bad) throw new GitError(`invalid branch name ${JSON.stringify(branch)}`);
 }
 
-/** The git subcommand of `args` (the first argument that is not an option), for error messages. */
+/**
+ * The git subcommand of `args` (the first argument that is not an option or the value of `-c`/`-C`),
+ * for error messages.
+ */
 function subcommandOf(args: string[]): string {
-  return args.find((arg) => !arg.startsWith('-')) ?? 'git';
+  for (let i = 0; i < args.length; i += 1) {
+    if (args[i] === '-c' || args[i] === '-C') i += 1;
+    else if (!args[i]!.startsWith('-')) return args[i]!;
+  }
+  return 'git';
 }
 
 /** The last `maxChars` characters of git's trimmed stderr, one line per message. */
@@ -221,7 +245,8 @@ export function runGit(args: string[], options: RunGitOptions): Promise<RunGitRe
   ]);
   const mask = (text: string) => masker.mask(options.masker ? options.masker.mask(text) : text);
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
-  return new Promise((resolve, reject) => {
+  const started = performance.now();
+  return new Promise<RunGitResult>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(new GitError(`git ${subcommand} aborted before it started`));
       return;
@@ -259,6 +284,7 @@ export function runGit(args: string[], options: RunGitOptions): Promise<RunGitRe
     });
     child.on('close', (code, signal) => {
       finish();
+      for (const observer of gitRunObservers) observer(subcommand, performance.now() - started);
       const out = Buffer.concat(stdout).toString('utf8');
       const err = Buffer.concat(stderr).toString('utf8');
       if (stopReason !== undefined) {

@@ -123,7 +123,7 @@ function logRemoved(root: string, report: LayoutMigrationReport, logger: Logger 
 /**
  * Directories under `root` that look like old-layout workspaces: `pr-<N>` directories holding a
  * real `.git` directory and `.deps` directories, at least two levels down, not looking inside them,
- * `.git`, base-level dot-directories or symlinks.
+ * `.git`, `.store`, base-level dot-directories or symlinks.
  */
 async function findOldLayout(root: string): Promise<string[]> {
   const found: string[] = [];
@@ -131,7 +131,8 @@ async function findOldLayout(root: string): Promise<string[]> {
     if (depth > MAX_DEPTH) return;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
-      if (!entry.isDirectory() || entry.name === '.git') continue;
+      // A `.store` holds the object store and the spare checkout (CONTRACT §19), never a workspace.
+      if (!entry.isDirectory() || entry.name === '.git' || entry.name === '.store') continue;
       if (depth === 0 && entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
       if (entry.name === '.deps') {

@@ -5,12 +5,13 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { access, rm } from 'node:fs/promises';
+import { access, mkdir, rm, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
 import { withWorkspaceLock } from './lock.js';
+import { STALE_SPARE_MS, spareBuildsSettled, spareTreeDir } from './spare-tree.js';
 import { findStores, maintainStore } from './store-maintenance.js';
 import { prepareWorkspace } from './workspace.js';
 import { storePaths } from './workspace-path.js';
@@ -41,10 +42,23 @@ describe('maintainStore', () => {
     await fx.commit('acme/widgets', { 'seven.txt': '7\n' }, { branch: 'b7' });
     await fx.git(fx.workPath('acme/widgets'), 'checkout', '--quiet', 'main');
     await fx.commit('acme/widgets', { 'eight.txt': '8\n' }, { branch: 'b8' });
-    const seven = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 7, branch: 'b7' }));
-    const eight = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 8, branch: 'b8' }));
+    const seven = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 7, branch: 'b7', spareTree: true }),
+    );
+    const eight = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 8, branch: 'b8', spareTree: true }),
+    );
     const repoDir = path.dirname(seven.dir);
     expect(await findStores(fx.baseDir, ['github', 'gitlab'])).toEqual([repoDir]);
+    await spareBuildsSettled();
+    await access(spareTreeDir(repoDir));
+    // What a killed spare build leaves: removed once it is older than an hour.
+    const stale = path.join(storePaths(repoDir).root, 'spare-tmp-1-dead');
+    const fresh = path.join(storePaths(repoDir).root, 'spare-tmp-2-busy');
+    await mkdir(path.join(stale, '.git'), { recursive: true });
+    await mkdir(fresh);
+    const old = new Date(Date.now() - STALE_SPARE_MS - 60_000);
+    await utimes(stale, old, old);
 
     await rm(seven.dir, { recursive: true, force: true });
     const upkeep = await maintainStore(repoDir);
@@ -53,6 +67,17 @@ describe('maintainStore', () => {
     expect(await fsck(storePaths(repoDir).gitDir)).toEqual([]);
     expect(await fx.git(eight.dir, 'status', '--porcelain')).toBe('');
     expect(await fx.git(eight.dir, 'log', '--format=%s', '-1')).toBe('next');
+    await expect(access(stale)).rejects.toThrow();
+    await access(fresh);
+    // The spare survives the gc and still makes a clean workspace.
+    const nine = await prepareWorkspace(
+      prepareOptions(fx, url, { prNumber: 9, branch: 'b8', spareTree: true }),
+    );
+    expect(nine.fromSpare).toBe(true);
+    expect(await fsck(nine.dir)).toEqual([]);
+    expect(await fx.git(nine.dir, 'status', '--porcelain')).toBe('');
+    await spareBuildsSettled();
+    await rm(nine.dir, { recursive: true, force: true });
 
     // A job of this process using the repository directory keeps the store.
     await rm(eight.dir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { runGit } from './git.js';
 import { withFileLock } from './file-lock.js';
 import { processWorkspaceLock } from './lock.js';
+import { removeSpareTrees } from './spare-tree.js';
 import { STORE_REF_PREFIX, withStoreLock } from './store.js';
 import { PR_DIR, storePaths } from './workspace-path.js';
 
@@ -43,7 +44,9 @@ async function prNumbers(repoDir: string): Promise<Set<number>> {
  * tree lock) and no other process holds the store lock. Otherwise, under the store lock, deletes
  * `refs/reviewbot/pr-<N>` of every `pr-<N>` that is gone and runs `git gc --prune=<PRUNE_GRACE>`
  * when refs were dropped or more than 2,000 loose objects or 8 packs accumulated (killed after
- * `timeoutMs`, default 10 minutes; git's gc is safe to interrupt). Rejects on a git failure.
+ * `timeoutMs`, default 10 minutes; git's gc is safe to interrupt). The spare tree goes with the
+ * store; temporary spare directories of killed builds go after `STALE_SPARE_MS`. Rejects on a git
+ * failure.
  */
 export async function maintainStore(
   repoDir: string,
@@ -55,6 +58,7 @@ export async function maintainStore(
       withFileLock(paths.lockDir, async () => {
         if ((await prNumbers(repoDir)).size > 0) return false;
         await rm(paths.gitDir, { recursive: true, force: true, maxRetries: 3 });
+        await removeSpareTrees(repoDir, true);
         return true;
       }),
     );
@@ -68,6 +72,9 @@ export async function maintainStore(
         cwd: paths.root,
         timeoutMs: options.timeoutMs ?? GC_TIMEOUT_MS,
       });
+    // A spare tree needs none of the dropped refs' objects: claiming it rewrites every file
+    // that differs from the new head from that head's objects. Killed builds' leftovers go.
+    await removeSpareTrees(repoDir);
     const present = await prNumbers(repoDir);
     const { stdout } = await git(['for-each-ref', '--format=%(refname)', STORE_REF_PREFIX]);
     const dropped: string[] = [];

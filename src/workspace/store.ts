@@ -12,7 +12,7 @@
  * respect (`withFileLock`; a killed holder's lock goes stale). The store never records a URL or a
  * token: fetches name the URL on the command line and get credentials from the environment.
  */
-import { readFile, readdir, rm, mkdir } from 'node:fs/promises';
+import { lstat, readFile, readdir, rm, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError } from '../errors.js';
 import { withFileLock, type FileLockOptions } from './file-lock.js';
@@ -76,6 +76,39 @@ async function staleGitFiles(gitDir: string): Promise<string[]> {
 }
 
 /**
+ * What git itself checks to take a directory for a repository (setup.c `is_git_directory`: `HEAD`,
+ * `objects/`, `refs/`), plus `bare = true` in its configuration, read from the files instead of
+ * starting a git process. Anything else broken fails the fetch, which then rebuilds the store.
+ */
+async function looksLikeBareRepository(gitDir: string): Promise<boolean> {
+  try {
+    const [head, objects, refs, config] = await Promise.all([
+      lstat(path.join(gitDir, 'HEAD')),
+      lstat(path.join(gitDir, 'objects')),
+      lstat(path.join(gitDir, 'refs')),
+      readFile(path.join(gitDir, 'config'), 'utf8'),
+    ]);
+    return (
+      head.isFile() && objects.isDirectory() && refs.isDirectory() && /^\s*bare\s*=\s*true\s*$/im.test(config)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The commit a ref names right after a fetch updated it: its loose ref file (every ref update of
+ * git's files backend writes one), or `git rev-parse` when there is none (the ref did not move and
+ * lives in `packed-refs`).
+ */
+async function refCommit(gitDir: string, ref: string, git: StoreGit): Promise<string> {
+  const loose = await readFile(path.join(gitDir, ref), 'utf8').catch(() => '');
+  if (/^[0-9a-f]{40}([0-9a-f]{24})?\n$/.test(loose)) return loose.trim();
+  const { stdout } = await git([`--git-dir=${gitDir}`, 'rev-parse', '--verify', `${ref}^{commit}`], gitDir);
+  return stdout.trim();
+}
+
+/**
  * Makes `<repoDir>/.store/git` a usable bare repository (call under `withStoreLock`): removes the
  * lock and temporary files a killed git left (no other git writes the store while the lock is
  * held), and (re)creates the repository when it is missing, not a bare repository, or `rebuild`.
@@ -84,15 +117,7 @@ async function staleGitFiles(gitDir: string): Promise<string[]> {
 export async function ensureStore(repoDir: string, git: StoreGit, rebuild = false): Promise<string> {
   const { root, gitDir } = storePaths(repoDir);
   await mkdir(root, { recursive: true });
-  let usable = !rebuild;
-  if (usable) {
-    try {
-      const { stdout } = await git([`--git-dir=${gitDir}`, 'rev-parse', '--is-bare-repository'], root);
-      usable = stdout.trim() === 'true';
-    } catch {
-      usable = false;
-    }
-  }
+  const usable = !rebuild && (await looksLikeBareRepository(gitDir));
   if (usable) {
     for (const file of await staleGitFiles(gitDir)) await rm(file, { recursive: true, force: true });
     return gitDir;
@@ -142,14 +167,17 @@ export async function fetchIntoStore(
         '--no-tags',
         '--no-recurse-submodules',
         '--no-write-fetch-head',
+        '--no-show-forced-updates',
         cloneUrl,
         `+refs/heads/${branch}:${ref}`,
       ],
       gitDir,
     );
-    const { stdout } = await git([...at, 'rev-parse', '--verify', `${ref}^{commit}`], gitDir);
-    const shallow = await readFile(path.join(gitDir, 'shallow'), 'utf8').catch(() => '');
-    return { sha: stdout.trim(), shallow, gitDir };
+    const [sha, shallow] = await Promise.all([
+      refCommit(gitDir, ref, git),
+      readFile(path.join(gitDir, 'shallow'), 'utf8').catch(() => ''),
+    ]);
+    return { sha, shallow, gitDir };
   };
   try {
     return await attempt(rebuildFirst);

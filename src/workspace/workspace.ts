@@ -8,7 +8,7 @@
  *
  * Callers that may touch the same pull request concurrently wrap calls in `withWorkspaceLock`.
  */
-import { lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError, describeError } from '../errors.js';
 import type { GitCredentials, PlatformName } from '../platforms/types.js';
@@ -18,7 +18,9 @@ import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
 import { alternatesProblem } from './alternates.js';
 import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from './store.js';
+import { spareBuildSignal, spareTreesEnabledByDefault, startSpareBuild } from './spare-tree.js';
 import { workspacePath } from './workspace-path.js';
+import { createWorkspace, updateWorkspace } from './workspace-tree.js';
 
 export {
   depsPath,
@@ -32,6 +34,7 @@ export { withWorkspaceLock, createWorkspaceLock } from './lock.js';
 export type { WorkspaceLock } from './lock.js';
 export { migrateWorkspaceLayout } from './layout-migration.js';
 export { alternatesProblem, borrowedStoreObjects } from './alternates.js';
+export { setSpareTreesByDefault, spareBuildsSettled, stopSpareBuilds } from './spare-tree.js';
 
 /** Options of `prepareWorkspace`. */
 export interface PrepareWorkspaceOptions {
@@ -57,6 +60,13 @@ export interface PrepareWorkspaceOptions {
   signal?: AbortSignal;
   /** Time limit of each git invocation in ms (default 10 minutes). */
   timeoutMs?: number;
+  /**
+   * Keep a spare checkout of the repository (`<repo dir>/.store/spare`, built in the background
+   * after a workspace is made) and make new workspaces from it. Costs one more
+   * checkout of disk per repository; a new workspace then writes only the files its head changes.
+   * Default: the process's (`setSpareTreesByDefault`; off unless set).
+   */
+  spareTree?: boolean;
 }
 
 /** A ready workspace: its absolute directory, the checked-out commit, and how it was made. */
@@ -65,6 +75,8 @@ export interface PreparedWorkspace {
   /** Full 40-hex SHA of the checked-out head commit. */
   headSha: string;
   action: 'cloned' | 'updated';
+  /** For `cloned`: whether the workspace was the repository's spare tree, brought to its head. */
+  fromSpare?: boolean;
 }
 
 /** Runs hardened git in a directory (`runGit` with this call's options bound). */
@@ -146,12 +158,14 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
     progress(`workspace of ${label} is unusable (${problem}); making it again`);
   }
 
+  const spare = options.spareTree ?? spareTreesEnabledByDefault();
+  let fromSpare: boolean | undefined;
   for (let attempt = 0; ; attempt += 1) {
     checkAborted();
     await removeDir(dir);
     progress(`cloning ${label} (branch ${options.branch}) from the repository's store`);
     try {
-      await createWorkspace(dir, options.cloneUrl, options.branch, head, git);
+      ({ fromSpare } = await createWorkspace(dir, options.cloneUrl, options.branch, head, git, spare));
       break;
     } catch (error) {
       await removeDir(dir);
@@ -161,8 +175,14 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       head = await fetchHead(true);
     }
   }
-  progress(`workspace of ${label} at ${head.sha}`);
-  return { dir, headSha: head.sha, action: 'cloned' };
+  if (spare) {
+    // Off the job's critical path and its abort signal: the next new pull request's head start.
+    const background: Git = (args, cwd) =>
+      runGit(args, { cwd, masker: options.masker, timeoutMs: options.timeoutMs, signal: spareBuildSignal() });
+    startSpareBuild(repoDir, head.sha, head.gitDir, head.shallow, background);
+  }
+  progress(`workspace of ${label} at ${head.sha}${fromSpare ? ' (from the spare tree)' : ''}`);
+  return { dir, headSha: head.sha, action: 'cloned', ...(fromSpare === true ? { fromSpare } : {}) };
 }
 
 /**
@@ -188,74 +208,4 @@ async function workspaceProblem(dir: string, url: string, git: Git): Promise<str
     return 'not a git repository';
   }
   return (await alternatesProblem(dir, true)) ?? undefined;
-}
-
-/** Writes `content` to `file` through a temporary file and a rename (readers never see half). */
-async function writeAtomically(file: string, content: string): Promise<void> {
-  const temporary = `${file}.reviewbot-${process.pid}.tmp`;
-  await writeFile(temporary, content);
-  await rename(temporary, file);
-}
-
-/**
- * The workspace's `shallow` file: the store's boundary plus the workspace's own entries (a base
- * commit `readBaseFile` fetched into it with depth 1 stays marked, so its missing parent is no
- * error); no file when both are empty.
- */
-async function writeShallow(dir: string, shallow: string): Promise<void> {
-  const file = path.join(dir, '.git', 'shallow');
-  const own = await readFile(file, 'utf8').catch(() => '');
-  const lines = [...new Set(`${shallow}\n${own}`.split('\n').filter((line) => line !== ''))];
-  if (lines.length === 0) await rm(file, { force: true });
-  else await writeAtomically(file, `${lines.join('\n')}\n`);
-}
-
-/**
- * Makes workspace `dir` (absent) from the store: `git init`, the configuration `git clone
- * --single-branch --no-tags --branch <branch>` writes (reflogs off: the store may drop a
- * superseded head), the alternates entry, the shallow boundary, and a checkout of `head.sha`.
- */
-async function createWorkspace(
-  dir: string,
-  url: string,
-  branch: string,
-  head: StoreHead,
-  git: Git,
-): Promise<void> {
-  const parent = path.dirname(dir);
-  await mkdir(parent, { recursive: true });
-  await git(['init', '--quiet', `--initial-branch=${branch}`, path.basename(dir)], parent);
-  const settings: Array<[string, string]> = [
-    ['core.logAllRefUpdates', 'false'],
-    ['remote.origin.url', url],
-    ['remote.origin.fetch', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
-    [`branch.${branch}.remote`, 'origin'],
-    [`branch.${branch}.merge`, `refs/heads/${branch}`],
-  ];
-  for (const [key, value] of settings) await git(['config', '--local', key, value], dir);
-  await writeFile(
-    path.join(dir, '.git', 'objects', 'info', 'alternates'),
-    `${path.join(head.gitDir, 'objects')}\n`,
-  );
-  await writeShallow(dir, head.shallow);
-  await git(['update-ref', `refs/remotes/origin/${branch}`, head.sha], dir);
-  await git(['reset', '--quiet', '--hard', head.sha], dir);
-}
-
-/**
- * Brings a usable workspace to `head.sha`: `git clean -ffdx` runs while the shallow boundary and
- * the tracking ref are written (clean only reads the index), then `git reset --hard`. Cleaning
- * before the reset leaves the same tree as after it, since `reset --hard` overwrites untracked
- * files in its way and removes tracked files the new commit drops.
- */
-async function updateWorkspace(dir: string, branch: string, head: StoreHead, git: Git): Promise<void> {
-  const clean = git(['clean', '-ffdxq'], dir);
-  const refs = (async () => {
-    await writeShallow(dir, head.shallow);
-    await git(['update-ref', `refs/remotes/origin/${branch}`, head.sha], dir);
-  })();
-  const [cleaned, written] = await Promise.allSettled([clean, refs]);
-  if (cleaned.status === 'rejected') throw cleaned.reason;
-  if (written.status === 'rejected') throw written.reason;
-  await git(['reset', '--quiet', '--hard', head.sha], dir);
 }

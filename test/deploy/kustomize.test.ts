@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -90,6 +91,50 @@ describe.runIf(hasKubectl)('kubectl kustomize deploy/', () => {
     expect(serverImages(await render(path.join(DEPLOY, 'base')))).toEqual({
       image: 'ghcr.io/reviewbot/reviewbot:latest',
       k8sImage: 'ghcr.io/reviewbot/reviewbot:latest',
+    });
+  });
+
+  it('the shared-workspaces component mounts the claim in the server, hardened as the base', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'reviewbot-overlay-'));
+    temp.push(dir);
+    writeFileSync(
+      path.join(dir, 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'resources:',
+        `  - ${path.relative(dir, path.join(DEPLOY, 'quickstart'))}`,
+        'components:',
+        `  - ${path.relative(dir, path.join(DEPLOY, 'shared-workspaces'))}`,
+        '',
+      ].join('\n'),
+    );
+    const objects = await render(dir);
+    const claim = objects.find((o) => o.kind === 'PersistentVolumeClaim');
+    expect(claim?.metadata).toMatchObject({ name: 'reviewbot-workspaces', namespace: 'reviewbot' });
+    const deployment = objects.find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'reviewbot-server',
+    ) as unknown as V1Deployment;
+    expect(() => new Deployment(deployment as never).validate()).not.toThrow();
+    const pod = deployment.spec?.template.spec;
+    expect(pod?.volumes?.find((v) => v.name === 'workspace')).toEqual({
+      name: 'workspace',
+      persistentVolumeClaim: { claimName: 'reviewbot-workspaces' },
+    });
+    const server = pod?.containers.find((c) => c.name === 'server');
+    expect(server?.volumeMounts).toContainEqual({ name: 'workspace', mountPath: '/workspace' });
+    const env = Object.fromEntries((server?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({
+      WORKSPACE_BASE_DIR: '/workspace',
+      WORKSPACE_SHARED_DIR: '/workspace',
+      K8S_WORKSPACE_CLAIM: 'reviewbot-workspaces',
+    });
+    expect(env.K8S_IMAGE).toBe(server?.image);
+    expect(pod?.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, fsGroup: 1000 });
+    expect(server?.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
     });
   });
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type {
   V1ConfigMap,
   V1Deployment,
+  V1PersistentVolumeClaim,
   V1PodSpec,
   V1Role,
   V1RoleBinding,
@@ -16,6 +17,7 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -79,6 +81,7 @@ const MODELS: Record<string, Validator> = {
   'v1/Namespace': Namespace,
   'v1/Secret': Secret,
   'v1/ConfigMap': ConfigMap,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'v1/Service': Service,
   'v1/ServiceAccount': ServiceAccount,
   'apps/v1/Deployment': Deployment,
@@ -125,6 +128,7 @@ describe('deploy/ manifests', () => {
         'Deployment/reviewbot-redis',
         'Deployment/reviewbot-server',
         'Namespace/reviewbot',
+        'PersistentVolumeClaim/reviewbot-workspaces',
         'Role/reviewbot-server',
         'RoleBinding/reviewbot-server',
         'Secret/reviewbot-secrets',
@@ -254,15 +258,30 @@ afterAll(() => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The effective configuration of the server pod: config.yaml plus the Deployment's env. */
-function clusterConfig() {
+/** The server Deployment patch of the shared-workspaces component (its one inline patch). */
+function sharedWorkspacesPatch(): V1Deployment {
+  const component = all.find((l) => l.file === path.join('shared-workspaces', 'kustomization.yaml'));
+  const patches = (component?.doc.patches ?? []) as {
+    target: { kind: string; name: string };
+    patch: string;
+  }[];
+  expect(patches.map((p) => p.target)).toEqual([{ kind: 'Deployment', name: 'reviewbot-server' }]);
+  return parseAllDocuments(patches[0]?.patch ?? '')[0]?.toJS() as V1Deployment;
+}
+
+/**
+ * The effective configuration of the server pod: config.yaml plus the Deployment's env (and, with
+ * `shared`, the env the shared-workspaces component adds).
+ */
+function clusterConfig(shared = false) {
   const dir = mkdtempSync(path.join(tmpdir(), 'reviewbot-deploy-'));
   tempDirs.push(dir);
   const file = path.join(dir, 'config.yaml');
   writeFileSync(file, find<V1ConfigMap>('ConfigMap', 'reviewbot-config').data?.['config.yaml'] ?? '');
   const server = find<V1Deployment>('Deployment', 'reviewbot-server').spec?.template.spec?.containers[0];
   const env: NodeJS.ProcessEnv = { K8S_NAMESPACE: 'reviewbot' };
-  for (const e of server?.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
+  const extra = shared ? (sharedWorkspacesPatch().spec?.template.spec?.containers[0]?.env ?? []) : [];
+  for (const e of [...(server?.env ?? []), ...extra]) if (e.value !== undefined) env[e.name] = e.value;
   return loadConfig({ configFile: file, env }).config;
 }
 
@@ -287,6 +306,35 @@ describe('deploy/ configuration', () => {
     expect(job.spec?.template.spec?.containers[0]?.envFrom).toEqual([
       { secretRef: { name: 'reviewbot-secrets' } },
     ]);
+  });
+
+  it('shared workspaces: the server and every Job mount the one ReadWriteMany claim at the base dir', () => {
+    const claim = find<V1PersistentVolumeClaim>('PersistentVolumeClaim', 'reviewbot-workspaces');
+    expect(claim.spec?.accessModes).toEqual(['ReadWriteMany']);
+    const config = clusterConfig(true);
+    expect(config.kubernetes.workspace_claim).toBe('reviewbot-workspaces');
+    expect(config.workspace.shared_dir).toBe('/workspace');
+    expect(config.workspace.base_dir).toBe('/workspace');
+    // The server's /workspace mount (base deployment.yaml) now holds the claim.
+    const patch = sharedWorkspacesPatch().spec?.template.spec;
+    expect(patch?.volumes).toEqual([
+      { name: 'workspace', emptyDir: null, persistentVolumeClaim: { claimName: 'reviewbot-workspaces' } },
+    ]);
+    const server = find<V1Deployment>('Deployment', 'reviewbot-server').spec?.template.spec;
+    expect(server?.containers[0]?.volumeMounts).toContainEqual({
+      name: 'workspace',
+      mountPath: '/workspace',
+    });
+    const job = buildJobSpec(makePayload('worker', 'fix it'), config, {});
+    expect(() => new Job(job as never).validate()).not.toThrow();
+    const pod = job.spec?.template.spec as V1PodSpec;
+    expect(restrictedProblems(pod)).toEqual([]);
+    expect(pod.volumes).toContainEqual({
+      name: 'workspace',
+      persistentVolumeClaim: { claimName: 'reviewbot-workspaces' },
+    });
+    expect(pod.containers[0]?.volumeMounts).toContainEqual({ name: 'workspace', mountPath: '/workspace' });
+    expect(pod.containers[0]?.securityContext?.readOnlyRootFilesystem).toBe(true);
   });
 
   it('the quick-start Redis meets the restricted Pod Security Standard', () => {

@@ -100,6 +100,9 @@ function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | 
     ['STORE_KEY_TTL_SECONDS', String(config.store.key_ttl_seconds)],
     // §19: with a shared volume the pods' workspaces and object stores live on it.
     ['WORKSPACE_BASE_DIR', config.workspace.shared_dir ?? JOB_WORKSPACE_DIR],
+    // The pod knows its base directory is shared (it keeps spare checkouts there).
+    ['WORKSPACE_SHARED_DIR', config.workspace.shared_dir],
+    ['K8S_WORKSPACE_CLAIM', config.kubernetes.workspace_claim],
     ['AGENT_PROVIDER', config.agent.provider],
     ['AGENT_MODEL', config.agent.model],
     ['AGENT_BASE_URL', config.agent.base_url],
@@ -156,7 +159,7 @@ export interface JobEnv {
 
 /**
  * Builds the Job container's `env`: `REVIEWBOT_JOB_PAYLOAD` (the payload's JSON, made to fit by
- * `fitPayload`), then `STORE_URL`, `STORE_KEY_TTL_SECONDS`, `WORKSPACE_BASE_DIR=/workspace` (`workspace.shared_dir` when set, §19),
+ * `fitPayload`), then `STORE_URL`, `STORE_KEY_TTL_SECONDS`, `WORKSPACE_BASE_DIR=/workspace` (`workspace.shared_dir` when set, §19, then also `WORKSPACE_SHARED_DIR` and `K8S_WORKSPACE_CLAIM`),
  * `AGENT_PROVIDER`, `AGENT_MODEL`, `AGENT_BASE_URL`, `AGENT_MAX_TURNS`, `ANTHROPIC_BASE_URL`,
  * `OPENAI_BASE_URL`, `CODEHOST_API_URL` (or the server's `GITHUB_API_URL`), `GITLAB_URL`, `GITEA_URL`,
  * `BITBUCKET_API_URL`, `BITBUCKET_SERVER_URL`, the bot

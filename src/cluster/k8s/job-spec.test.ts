@@ -45,6 +45,9 @@ describe('buildJobSpec', () => {
     ]);
     expect(container?.volumeMounts).toContainEqual({ name: 'workspace', mountPath: '/shared' });
     expect(envMap(job).WORKSPACE_BASE_DIR).toBe('/shared');
+    // The pod's own configuration says its base directory is shared (so it keeps spare checkouts).
+    expect(envMap(job).WORKSPACE_SHARED_DIR).toBe('/shared');
+    expect(envMap(job).K8S_WORKSPACE_CLAIM).toBe('rb-ws');
     expect(container?.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
     expect(pod?.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
     expect(validateJob(job, job.metadata?.namespace ?? '')).toBeUndefined();

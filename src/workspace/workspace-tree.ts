@@ -1,0 +1,143 @@
+/**
+ * Making and updating the working tree of one `pr-<N>` workspace from the repository's store
+ * (CONTRACT §11, §19): its own `.git` with the configuration `git clone --single-branch` writes,
+ * `objects/info/alternates` naming the store's objects, the store's shallow boundary, and the head
+ * checked out. A new workspace starts from the repository's spare tree when there is one
+ * (`spare-tree.ts`): git then rewrites only the files that differ between the two heads.
+ */
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { INDEX_CONFIG, claimSpareTree } from './spare-tree.js';
+import type { StoreHead } from './store.js';
+
+/** Runs hardened git in a directory (`runGit` with a call's options bound). */
+export type TreeGit = (args: string[], cwd: string) => Promise<{ stdout: string; stderr: string }>;
+
+/** Writes `content` to `file` through a temporary file and a rename (readers never see half). */
+async function writeAtomically(file: string, content: string): Promise<void> {
+  const temporary = `${file}.reviewbot-${process.pid}.tmp`;
+  await writeFile(temporary, content);
+  await rename(temporary, file);
+}
+
+/**
+ * The workspace's `shallow` file: the store's boundary plus the workspace's own entries (a base
+ * commit `readBaseFile` fetched into it with depth 1 stays marked, so its missing parent is no
+ * error); no file when both are empty.
+ */
+export async function writeShallow(dir: string, shallow: string): Promise<void> {
+  const file = path.join(dir, '.git', 'shallow');
+  const own = await readFile(file, 'utf8').catch(() => '');
+  const lines = [...new Set(`${shallow}\n${own}`.split('\n').filter((line) => line !== ''))];
+  if (lines.length === 0) await rm(file, { force: true });
+  else await writeAtomically(file, `${lines.join('\n')}\n`);
+}
+
+/**
+ * A git-config(1) value as `git config` writes it: bare, or double-quoted with `"` and `\` escaped
+ * when it holds one of those, a comment character or surrounding space. Callers pass values
+ * without control characters (`assertSafeCloneUrl`, `assertBranchName` reject them).
+ */
+function quoted(value: string): string {
+  if (!/["\\#;]|^\s|\s$/.test(value)) return value;
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** A git-config(1) subsection name: always double-quoted, `"` and `\` escaped. */
+function subsection(name: string): string {
+  return `"${name.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/**
+ * The configuration `git clone --single-branch --no-tags --branch <branch> <url>` adds to
+ * `git init`'s, with reflogs off (the store may drop a superseded head), in git-config(1) syntax
+ * ("Syntax": subsection names and values in double quotes, `"` and `\` escaped).
+ */
+export function cloneConfigText(url: string, branch: string): string {
+  return [
+    '[core]',
+    '\tlogallrefupdates = false',
+    '[remote "origin"]',
+    `\turl = ${quoted(url)}`,
+    `\tfetch = ${quoted(`+refs/heads/${branch}:refs/remotes/origin/${branch}`)}`,
+    `[branch ${subsection(branch)}]`,
+    '\tremote = origin',
+    `\tmerge = ${quoted(`refs/heads/${branch}`)}`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Makes workspace `dir` (absent) at `head.sha`: the spare tree renamed into place when `useSpare`
+ * and one exists (its HEAD then attached to `branch`), otherwise `git init`; then the clone
+ * configuration (`cloneConfigText`, one file write instead of a `git config` per key), the
+ * alternates entry, the shallow boundary, the tracking ref, and `git reset --hard` (which, on a
+ * spare's fresh index, writes only the files that differ). Returns whether the spare was used.
+ */
+export async function createWorkspace(
+  dir: string,
+  url: string,
+  branch: string,
+  head: StoreHead,
+  git: TreeGit,
+  useSpare: boolean,
+): Promise<{ fromSpare: boolean }> {
+  const parent = path.dirname(dir);
+  await mkdir(parent, { recursive: true });
+  if (useSpare && (await claimSpareTree(parent, dir))) {
+    try {
+      await writeFile(path.join(dir, '.git', 'HEAD'), `ref: refs/heads/${branch}\n`);
+      await setUp(dir, url, branch, head, git);
+      await rm(path.join(dir, '.git', 'ORIG_HEAD'), { force: true });
+      return { fromSpare: true };
+    } catch {
+      // A spare that fails (e.g. built before the store was rebuilt) is dropped for a full checkout.
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    }
+  }
+  // No template: no sample hooks (hooks never run) and nothing else git does not need.
+  await git(['init', '--quiet', '--template=', `--initial-branch=${branch}`, path.basename(dir)], parent);
+  await setUp(dir, url, branch, head, git);
+  return { fromSpare: false };
+}
+
+/** The configuration, borrowing, boundary, tracking ref and checkout of `createWorkspace`. */
+async function setUp(dir: string, url: string, branch: string, head: StoreHead, git: TreeGit): Promise<void> {
+  const gitDir = path.join(dir, '.git');
+  const config = path.join(gitDir, 'config');
+  await writeAtomically(config, `${await readFile(config, 'utf8')}${cloneConfigText(url, branch)}`);
+  await writeFile(
+    path.join(gitDir, 'objects', 'info', 'alternates'),
+    `${path.join(head.gitDir, 'objects')}\n`,
+  );
+  await writeShallow(dir, head.shallow);
+  // Different lock files (the tracking ref; the index and the branch), so both may run at once.
+  const settled = await Promise.allSettled([
+    git(['update-ref', `refs/remotes/origin/${branch}`, head.sha], dir),
+    git([...INDEX_CONFIG, 'reset', '--quiet', '--hard', head.sha], dir),
+  ]);
+  for (const result of settled) if (result.status === 'rejected') throw result.reason;
+}
+
+/**
+ * Brings a usable workspace to `head.sha`: `git clean -ffdx` runs while the shallow boundary and
+ * the tracking ref are written (clean only reads the index), then `git reset --hard`. Cleaning
+ * before the reset leaves the same tree as after it, since `reset --hard` overwrites untracked
+ * files in its way and removes tracked files the new commit drops.
+ */
+export async function updateWorkspace(
+  dir: string,
+  branch: string,
+  head: StoreHead,
+  git: TreeGit,
+): Promise<void> {
+  const clean = git(['clean', '-ffdxq'], dir);
+  const refs = (async () => {
+    await writeShallow(dir, head.shallow);
+    await git(['update-ref', `refs/remotes/origin/${branch}`, head.sha], dir);
+  })();
+  const [cleaned, written] = await Promise.allSettled([clean, refs]);
+  if (cleaned.status === 'rejected') throw cleaned.reason;
+  if (written.status === 'rejected') throw written.reason;
+  await git(['reset', '--quiet', '--hard', head.sha], dir);
+}

@@ -15,10 +15,11 @@ import path from 'node:path';
 import { PlatformError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { PLATFORM_NAMES, type Platform, type PlatformName } from '../platforms/types.js';
+import { tryWithFileLock } from '../workspace/file-lock.js';
 import { processWorkspaceLock } from '../workspace/lock.js';
 import { migrateWorkspaceLayout } from '../workspace/layout-migration.js';
 import { findStores, maintainStore } from '../workspace/store-maintenance.js';
-import { PR_DIR } from '../workspace/workspace-path.js';
+import { PR_DIR, PR_LOCK_NAME, workspaceLockDir } from '../workspace/workspace-path.js';
 
 /** A `pr-<N>` workspace found under `<base>/<platform>/`. */
 export interface FoundWorkspace {
@@ -98,7 +99,7 @@ export async function findWorkspaces(baseDir: string): Promise<FoundWorkspace[]>
     if (segments.length > MAX_DEPTH) return;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
-      if (!entry.isDirectory() || NOT_SEARCHED.has(entry.name)) continue;
+      if (!entry.isDirectory() || NOT_SEARCHED.has(entry.name) || PR_LOCK_NAME.test(entry.name)) continue;
       const full = path.join(dir, entry.name);
       const match = PR_DIR.exec(entry.name);
       if (match && segments.length >= 2) {
@@ -197,13 +198,16 @@ export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): Worksp
           report.kept.push({ dir: workspace.dir, reason: verdict.reason });
           continue;
         }
-        // A job may have started while the platform answered: `tryRun` skips it then.
+        // A job may have started while the platform answered: `tryRun` skips it then, and
+        // `tryWithFileLock` skips a tree a job of another process or pod holds.
         const done = inUse(workspace)
           ? { ran: false as const }
           : await processWorkspaceLock.tryRun(workspace.dir, () =>
-              rm(workspace.dir, { recursive: true, force: true, maxRetries: 3 }),
+              tryWithFileLock(workspaceLockDir(workspace.dir), () =>
+                rm(workspace.dir, { recursive: true, force: true, maxRetries: 3 }),
+              ),
             );
-        if (!done.ran) {
+        if (!done.ran || !done.value.ran) {
           report.kept.push({ dir: workspace.dir, reason: 'in use by a job' });
           continue;
         }
@@ -284,7 +288,12 @@ async function findDepsDirs(root: string): Promise<string[]> {
       const full = path.join(dir, entry.name);
       if (entry.name === '.deps') {
         if (depth >= 2) out.push(full);
-      } else if (entry.name !== '.git' && entry.name !== '.store' && !PR_DIR.test(entry.name))
+      } else if (
+        entry.name !== '.git' &&
+        entry.name !== '.store' &&
+        !PR_DIR.test(entry.name) &&
+        !PR_LOCK_NAME.test(entry.name)
+      )
         await walk(full, depth + 1);
     }
   }

@@ -107,36 +107,28 @@ async function takeOverIfStale(lockDir: string, staleMs: number): Promise<boolea
   }
 }
 
-/**
- * Runs `fn` while holding the lock directory `lockDir` (its parent is created when missing).
- * Waits (polling) while another live holder has it; takes a stale lock over. The lock is released
- * when `fn` settles. Rejects with GitError when `signal` aborts the wait.
- */
-export async function withFileLock<T>(
-  lockDir: string,
-  fn: () => Promise<T>,
-  options: FileLockOptions = {},
-): Promise<T> {
-  const staleMs = options.staleMs ?? 60_000;
-  const heartbeatMs = options.heartbeatMs ?? 10_000;
-  const pollMs = options.pollMs ?? 100;
-  const owner: Owner = {
+function newOwner(): Owner {
+  return {
     host: hostname(),
     pid: process.pid,
     token: randomBytes(12).toString('hex'),
     since: new Date().toISOString(),
   };
-  await mkdir(path.dirname(lockDir), { recursive: true });
-  for (;;) {
-    if (options.signal?.aborted) throw new GitError(`waiting for the lock ${lockDir} was aborted`);
-    try {
-      await mkdir(lockDir);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    if (!(await takeOverIfStale(lockDir, staleMs))) await sleep(pollMs);
+}
+
+/** Makes `lockDir`; false when it exists already. */
+async function tryMake(lockDir: string): Promise<boolean> {
+  try {
+    await mkdir(lockDir);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
   }
+}
+
+/** Runs `fn` with `lockDir` just made by us: writes the owner, beats, releases when `fn` settles. */
+async function hold<T>(lockDir: string, owner: Owner, heartbeatMs: number, fn: () => Promise<T>): Promise<T> {
   await writeFile(path.join(lockDir, 'owner'), JSON.stringify(owner));
   const beat = setInterval(() => {
     const now = new Date();
@@ -152,4 +144,48 @@ export async function withFileLock<T>(
       await rm(lockDir, { recursive: true, force: true }).catch(() => undefined);
     }
   }
+}
+
+/**
+ * Runs `fn` while holding the lock directory `lockDir` (its parent is created when missing).
+ * Waits (polling) while another live holder has it; takes a stale lock over. The lock is released
+ * when `fn` settles. Rejects with GitError when `signal` aborts the wait.
+ */
+export async function withFileLock<T>(
+  lockDir: string,
+  fn: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
+  const staleMs = options.staleMs ?? 60_000;
+  const pollMs = options.pollMs ?? 100;
+  const owner = newOwner();
+  await mkdir(path.dirname(lockDir), { recursive: true });
+  for (;;) {
+    if (options.signal?.aborted) throw new GitError(`waiting for the lock ${lockDir} was aborted`);
+    if (await tryMake(lockDir)) break;
+    if (!(await takeOverIfStale(lockDir, staleMs))) await sleep(pollMs);
+  }
+  return hold(lockDir, owner, options.heartbeatMs ?? 10_000, fn);
+}
+
+/** What `tryWithFileLock` did: ran `fn` (its result), or did not because a live holder has the lock. */
+export type TryFileLockResult<T> = { ran: true; value: T } | { ran: false };
+
+/**
+ * Runs `fn` holding the lock directory `lockDir` only when it can be had without waiting: free, or
+ * held by a stale holder (taken over, see the module comment); resolves `{ ran: false }` at once
+ * when a live holder (or a waiter taking a stale lock over) has it. The parent directory must
+ * exist (a missing parent rejects with ENOENT). Released when `fn` settles; rejects with what `fn`
+ * does.
+ */
+export async function tryWithFileLock<T>(
+  lockDir: string,
+  fn: () => Promise<T>,
+  options: Pick<FileLockOptions, 'staleMs' | 'heartbeatMs'> = {},
+): Promise<TryFileLockResult<T>> {
+  const owner = newOwner();
+  let made = await tryMake(lockDir);
+  if (!made && (await takeOverIfStale(lockDir, options.staleMs ?? 60_000))) made = await tryMake(lockDir);
+  if (!made) return { ran: false };
+  return { ran: true, value: await hold(lockDir, owner, options.heartbeatMs ?? 10_000, fn) };
 }

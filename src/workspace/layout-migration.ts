@@ -12,9 +12,9 @@ import path from 'node:path';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { PLATFORM_NAMES } from '../platforms/types.js';
-import { withFileLock } from './file-lock.js';
+import { tryWithFileLock, withFileLock } from './file-lock.js';
 import { processWorkspaceLock } from './lock.js';
-import { LAYOUT_MARKER, LAYOUT_VERSION, PR_DIR } from './workspace-path.js';
+import { LAYOUT_MARKER, LAYOUT_VERSION, PR_DIR, PR_LOCK_NAME, workspaceLockDir } from './workspace-path.js';
 
 /** What one migration did (absolute paths). */
 export interface LayoutMigrationReport {
@@ -96,10 +96,14 @@ async function migrate(root: string, logger: Logger | undefined): Promise<Layout
 async function removeOldLayout(root: string, report: LayoutMigrationReport): Promise<void> {
   for (const dir of await findOldLayout(root)) {
     try {
-      const done = await processWorkspaceLock.tryRun(dir, () =>
-        rm(dir, { recursive: true, force: true, maxRetries: 3 }),
+      // A `pr-<N>` a job of another process or pod holds (its `pr-<N>.lock`) is in use too.
+      const remove = () => rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      const done = await processWorkspaceLock.tryRun(dir, async () =>
+        PR_DIR.test(path.basename(dir))
+          ? (await tryWithFileLock(workspaceLockDir(dir), remove)).ran
+          : (await remove(), true),
       );
-      if (!done.ran) {
+      if (!done.ran || !done.value) {
         report.kept.push({ dir, reason: 'in use by a job' });
         continue;
       }
@@ -133,6 +137,7 @@ async function findOldLayout(root: string): Promise<string[]> {
     for (const entry of entries) {
       // A `.store` holds the object store and the spare checkout (CONTRACT §19), never a workspace.
       if (!entry.isDirectory() || entry.name === '.git' || entry.name === '.store') continue;
+      if (PR_LOCK_NAME.test(entry.name)) continue; // a workspace's lock directory
       if (depth === 0 && entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
       if (entry.name === '.deps') {

@@ -6,6 +6,8 @@
  * order (FIFO) among the requests they conflict with.
  */
 import path from 'node:path';
+import { withFileLock } from './file-lock.js';
+import { workspaceLockDir } from './workspace-path.js';
 
 /** What `tryRun` did: ran `fn` (its result), or did not because a conflicting lock was held or awaited. */
 export type TryRunResult<T> = { ran: true; value: T } | { ran: false };
@@ -98,9 +100,11 @@ export const processWorkspaceLock: WorkspaceLock = createWorkspaceLock();
 
 /**
  * Runs `fn` with the process-wide lock of workspace directory `dir` held (FIFO among conflicting
- * requests; directories outside each other's trees do not wait for each other). Resolves with
- * `fn`'s result; rethrows its error after releasing the lock.
+ * requests; directories outside each other's trees do not wait for each other) and then the
+ * cross-process lock directory `<dir>.lock` (`withFileLock`: other processes and pods sharing the
+ * base directory wait, a killed holder's lock goes stale and is taken over; CONTRACT §11, §19).
+ * Resolves with `fn`'s result; rethrows its error after releasing both locks.
  */
 export function withWorkspaceLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  return processWorkspaceLock(dir, fn);
+  return processWorkspaceLock(dir, () => withFileLock(workspaceLockDir(dir), fn));
 }

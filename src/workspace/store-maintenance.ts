@@ -10,11 +10,11 @@
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './git.js';
-import { withFileLock } from './file-lock.js';
+import { tryWithFileLock, withFileLock } from './file-lock.js';
 import { processWorkspaceLock } from './lock.js';
 import { removeSpareTrees } from './spare-tree.js';
 import { STORE_REF_PREFIX, withStoreLock } from './store.js';
-import { PR_DIR, storePaths } from './workspace-path.js';
+import { PR_DIR, PR_LOCK_NAME, storePaths } from './workspace-path.js';
 
 /** Unreachable objects younger than this survive a gc (git's approxidate). */
 export const PRUNE_GRACE = '1.hour.ago';
@@ -28,6 +28,7 @@ export const GC_TIMEOUT_MS = 10 * 60 * 1000;
 export type StoreUpkeep =
   { action: 'removed' } | { action: 'busy' } | { action: 'kept'; droppedRefs: string[]; gc: boolean };
 
+/** Numbers N of the `pr-<N>` directories in `repoDir`. */
 async function prNumbers(repoDir: string): Promise<Set<number>> {
   const entries = await readdir(repoDir, { withFileTypes: true }).catch(() => []);
   const found = new Set<number>();
@@ -38,10 +39,30 @@ async function prNumbers(repoDir: string): Promise<Set<number>> {
   return found;
 }
 
+/** The `pr-<N>.lock` directories in `repoDir` (workspace locks, held or left by a killed holder). */
+async function workspaceLocks(repoDir: string): Promise<Array<{ dir: string; prNumber: number }>> {
+  const entries = await readdir(repoDir, { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isDirectory() && /^pr-[1-9][0-9]*\.lock$/.test(e.name))
+    .map((e) => ({ dir: path.join(repoDir, e.name), prNumber: Number(/[0-9]+/.exec(e.name)?.[0]) }));
+}
+
+/**
+ * True when a job of any process holds a workspace lock of `repoDir` (it may be fetching or about
+ * to make its tree); stale locks of killed holders are taken over and so removed on the way.
+ */
+async function anyWorkspaceLocked(repoDir: string): Promise<boolean> {
+  for (const lock of await workspaceLocks(repoDir)) {
+    if (!(await tryWithFileLock(lock.dir, async () => undefined)).ran) return true;
+  }
+  return false;
+}
+
 /**
  * Looks after the store of `repoDir` (it must exist). With no `pr-<N>` directory left, removes the
  * whole `<repoDir>/.store` — only when no job of this process uses the repository directory (its
- * tree lock) and no other process holds the store lock. Otherwise, under the store lock, deletes
+ * tree lock), no other process holds the store lock and no job of any process holds a workspace
+ * lock `pr-<N>.lock` of the repository (refs of locked pull requests are kept too). Otherwise, under the store lock, deletes
  * `refs/reviewbot/pr-<N>` of every `pr-<N>` that is gone and runs `git gc --prune=<PRUNE_GRACE>`
  * when refs were dropped or more than 2,000 loose objects or 8 packs accumulated (killed after
  * `timeoutMs`, default 10 minutes; git's gc is safe to interrupt). The spare tree goes with the
@@ -56,7 +77,7 @@ export async function maintainStore(
   if ((await prNumbers(repoDir)).size === 0) {
     const done = await processWorkspaceLock.tryRun(repoDir, () =>
       withFileLock(paths.lockDir, async () => {
-        if ((await prNumbers(repoDir)).size > 0) return false;
+        if ((await prNumbers(repoDir)).size > 0 || (await anyWorkspaceLocked(repoDir))) return false;
         await rm(paths.gitDir, { recursive: true, force: true, maxRetries: 3 });
         await removeSpareTrees(repoDir, true);
         return true;
@@ -75,7 +96,9 @@ export async function maintainStore(
     // A spare tree needs none of the dropped refs' objects: claiming it rewrites every file
     // that differs from the new head from that head's objects. Killed builds' leftovers go.
     await removeSpareTrees(repoDir);
+    // A job holding `pr-<N>.lock` may have fetched its head without having made `pr-<N>` yet.
     const present = await prNumbers(repoDir);
+    for (const lock of await workspaceLocks(repoDir)) present.add(lock.prNumber);
     const { stdout } = await git(['for-each-ref', '--format=%(refname)', STORE_REF_PREFIX]);
     const dropped: string[] = [];
     for (const ref of stdout.split('\n').filter((line) => line !== '')) {
@@ -105,7 +128,7 @@ export async function findStores(root: string, platforms: readonly string[]): Pr
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       if (!entry.isDirectory() || entry.name === '.git' || entry.name === '.deps') continue;
-      if (PR_DIR.test(entry.name)) continue;
+      if (PR_DIR.test(entry.name) || PR_LOCK_NAME.test(entry.name)) continue;
       if (entry.name === '.store') {
         if (depth >= 2) out.push(dir);
       } else await walk(path.join(dir, entry.name), depth + 1);

@@ -15,9 +15,9 @@
 import { lstat, readFile, readdir, rm, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError } from '../errors.js';
-import { withFileLock, type FileLockOptions } from './file-lock.js';
+import { tryWithFileLock, withFileLock, type FileLockOptions } from './file-lock.js';
 import { processWorkspaceLock } from './lock.js';
-import { storePaths } from './workspace-path.js';
+import { storePaths, workspaceLockDir } from './workspace-path.js';
 
 /** Runs hardened git (`runGit` with a call's options bound) in `cwd`. */
 export type StoreGit = (args: string[], cwd: string) => Promise<{ stdout: string; stderr: string }>;
@@ -109,18 +109,65 @@ async function refCommit(gitDir: string, ref: string, git: StoreGit): Promise<st
 }
 
 /**
+ * Whether a workspace of `repoDir` other than `pr-<own>` is in use by a job: its process-wide tree
+ * lock held or awaited, or its cross-process lock `pr-<N>.lock` held by a live holder (a stale one
+ * is taken over and so removed). Such a tree borrows the store's objects right now: the store must
+ * not be removed.
+ */
+async function otherTreeInUse(repoDir: string, own: number): Promise<boolean> {
+  for (const name of await readdir(repoDir).catch(() => [] as string[])) {
+    const number = /^pr-([1-9][0-9]*)(\.lock)?$/.exec(name)?.[1];
+    if (number === undefined || Number(number) === own) continue;
+    const dir = path.join(repoDir, `pr-${number}`);
+    if (processWorkspaceLock.isBusy(dir)) return true;
+    if (name.endsWith('.lock') && !(await tryWithFileLock(workspaceLockDir(dir), async () => undefined)).ran)
+      return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the store's repository is damaged: not a bare repository by its files, or `git fsck
+ * --connectivity-only` (every object reachable from the refs present, no object content read)
+ * fails. A fetch that failed on the network (cut connection, `early EOF`, killed) leaves the store
+ * as it was: its pack never got an index and its refs never moved, so this says false then.
+ */
+async function storeDamaged(gitDir: string, git: StoreGit): Promise<boolean> {
+  if (!(await looksLikeBareRepository(gitDir))) return true;
+  try {
+    await git(
+      [`--git-dir=${gitDir}`, 'fsck', '--connectivity-only', '--no-dangling', '--no-progress'],
+      gitDir,
+    );
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * Makes `<repoDir>/.store/git` a usable bare repository (call under `withStoreLock`): removes the
  * lock and temporary files a killed git left (no other git writes the store while the lock is
  * held), and (re)creates the repository when it is missing, not a bare repository, or `rebuild`.
- * Returns its git directory.
+ * Returns its git directory. An existing store is never removed while another workspace than
+ * `pr-<own>` is in use (other trees borrow its objects): that throws GitError (the job may retry).
  */
-export async function ensureStore(repoDir: string, git: StoreGit, rebuild = false): Promise<string> {
+export async function ensureStore(repoDir: string, git: StoreGit, rebuild = false, own = 0): Promise<string> {
   const { root, gitDir } = storePaths(repoDir);
   await mkdir(root, { recursive: true });
   const usable = !rebuild && (await looksLikeBareRepository(gitDir));
   if (usable) {
     for (const file of await staleGitFiles(gitDir)) await rm(file, { recursive: true, force: true });
     return gitDir;
+  }
+  const exists = await lstat(gitDir).then(
+    () => true,
+    () => false,
+  );
+  if (exists && (await otherTreeInUse(repoDir, own))) {
+    throw new GitError(
+      'the repository object store is damaged but other workspaces of the repository are in use; not rebuilding it now (retry later)',
+    );
   }
   await rm(gitDir, { recursive: true, force: true, maxRetries: 3 });
   await git(['init', '--quiet', '--bare', '--template=', gitDir], root);
@@ -139,10 +186,13 @@ export interface StoreHead {
 
 /**
  * Fetches `refs/heads/<branch>` of `cloneUrl` with depth 1 into the store's `refs/reviewbot/pr-<N>`
- * (call under `withStoreLock`; `gitAuth` carries the credentials). A local failure (a store broken
- * by a crash, corrupt objects) rebuilds the store once and fetches again; a remote failure is
- * rethrown as is. `rebuildFirst` rebuilds the store before fetching (a workspace found objects
- * missing).
+ * (call under `withStoreLock`; `gitAuth` carries the credentials). When the fetch fails, the store
+ * itself is checked (`storeDamaged`), never the error text: a remote failure (auth, missing branch)
+ * is rethrown as is; otherwise a store that checks sound is left as it is and the fetch runs once
+ * more (a cut connection, `early EOF`), its second failure rethrown; a damaged store is rebuilt and
+ * fetched again — unless another workspace of the repository is in use (see `ensureStore`).
+ * `rebuildFirst` (a workspace found objects missing) rebuilds first only when the store checks
+ * damaged.
  */
 export async function fetchIntoStore(
   repoDir: string,
@@ -155,7 +205,7 @@ export async function fetchIntoStore(
 ): Promise<StoreHead> {
   const ref = storeRef(prNumber);
   const attempt = async (rebuild: boolean): Promise<StoreHead> => {
-    const gitDir = await ensureStore(repoDir, git, rebuild);
+    const gitDir = await ensureStore(repoDir, git, rebuild, prNumber);
     const at = [`--git-dir=${gitDir}`];
     await gitAuth(
       [
@@ -179,11 +229,13 @@ export async function fetchIntoStore(
     ]);
     return { sha, shallow, gitDir };
   };
+  const damaged = () => storeDamaged(storePaths(repoDir).gitDir, git);
+  if (rebuildFirst) return attempt(await damaged());
   try {
-    return await attempt(rebuildFirst);
+    return await attempt(false);
   } catch (error) {
-    if (isRemoteFailure(error) || rebuildFirst) throw error;
-    return attempt(true);
+    if (isRemoteFailure(error)) throw error;
+    return attempt(await damaged());
   }
 }
 

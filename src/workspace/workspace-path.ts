@@ -21,6 +21,18 @@ export const LAYOUT_MARKER = '.reviewbot-layout';
 export const PR_DIR = /^pr-([1-9][0-9]*)$/;
 
 /**
+ * Names of a workspace's cross-process lock directory `pr-<N>.lock` (beside the tree, never inside
+ * it, so no tool of the agent sees it) and of the helpers `withFileLock` makes beside a lock
+ * (`pr-<N>.lock.takeover`, `pr-<N>.lock.stale-*`): never a workspace, never searched.
+ */
+export const PR_LOCK_NAME = /^pr-[0-9]+\.lock/i;
+
+/** The cross-process lock directory of workspace `dir` (`<dir>.lock`, a sibling of the tree). */
+export function workspaceLockDir(dir: string): string {
+  return `${path.resolve(dir)}.lock`;
+}
+
+/**
  * One path segment of a repository full name: GitHub owners/repositories and GitLab
  * groups/projects use letters, digits, `_`, `-` and `.` only.
  */
@@ -30,10 +42,10 @@ const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 export const STORE_DIR = '.store';
 
 /**
- * Segments that could be taken for a layout directory (CONTRACT §11, §19): `pr-<digits>`, `.deps`
- * and `.store`, in any letter case (a case-insensitive file system would treat `PR-7` as `pr-7`).
+ * Segments that could be taken for a layout directory (CONTRACT §11, §19): `pr-<digits>`, a
+ * workspace lock `pr-<digits>.lock*`, `.deps` and `.store`, in any letter case (a case-insensitive file system would treat `PR-7` as `pr-7`).
  */
-const LAYOUT_NAME = /^(pr-[0-9]+|\.deps|\.store)$/i;
+const LAYOUT_NAME = /^(pr-[0-9]+(\.lock.*)?|\.deps|\.store)$/i;
 
 /** A platform directory name: lower-case letters, digits and `-`, never a dot-name. */
 const PLATFORM_SEGMENT = /^[a-z][a-z0-9-]*$/;

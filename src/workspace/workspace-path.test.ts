@@ -52,6 +52,8 @@ describe('workspacePath', () => {
 
   it.each([
     ['acme/app/pr-7'],
+    ['acme/app/pr-7.lock'], // a workspace's cross-process lock directory
+    ['acme/app/pr-7.lock.takeover'],
     ['acme/pr-7/app'],
     ['pr-1/app'],
     ['acme/PR-7'],

@@ -6,7 +6,9 @@
  * brought to it by hard reset + clean, or made afresh when it is not a usable workspace of the
  * repository.
  *
- * Callers that may touch the same pull request concurrently wrap calls in `withWorkspaceLock`.
+ * Callers that may touch the same pull request concurrently wrap calls in `withWorkspaceLock` (the
+ * process's tree lock plus the cross-process lock directory `pr-<N>.lock`, so a spare tree's rename
+ * into `pr-<N>` and every reset and clean happen under it).
  */
 import { lstat, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -100,7 +102,8 @@ async function removeDir(dir: string): Promise<void> {
  *   reset --hard` to the fetched commit.
  * - A usable workspace: `git clean -ffdx` (untracked and ignored files removed) and `git reset
  *   --hard` to the fetched commit. If that fails for a local reason the directory is made afresh;
- *   if making it fails too (objects missing from a damaged store) the store is rebuilt once.
+ *   if making it fails too (objects missing from a damaged store) the store is rebuilt once when it
+ *   checks damaged and no other workspace of the repository is in use (`fetchIntoStore`).
  *
  * Before the first workspace of a base directory is made, workspaces of the older layout are
  * removed (`migrateWorkspaceLayout`, once per base directory).

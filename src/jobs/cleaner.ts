@@ -140,7 +140,10 @@ async function judge(workspace: FoundWorkspace, platforms: Map<PlatformName, Pla
 
 async function hasPrWorkspace(dir: string): Promise<boolean> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  return entries.some((e) => e.isDirectory() && PR_DIR.test(e.name));
+  // A held `pr-<N>.lock` without its tree yet: a job is about to make it.
+  return entries.some(
+    (e) => e.isDirectory() && (PR_DIR.test(e.name) || /^pr-[1-9][0-9]*\.lock$/.test(e.name)),
+  );
 }
 
 /**

@@ -83,7 +83,9 @@ export async function processWorkerComment(payload: JobPayload, ctx: JobContext)
   const dir = workspacePath(baseDir, comment.platform, comment.repoFullName, comment.prNumber);
   const key = sessionKeyOf(payload);
 
-  return withWorkspaceLock(dir, async () => {
+  // The tree lock of this process and `pr-<N>.lock` (other pods on a shared base) for the whole job.
+  const locked = <T>(fn: () => Promise<T>): Promise<T> => withWorkspaceLock(dir, fn, signal);
+  return locked(async () => {
     const workspace = await prepareWorkspace({
       baseDir,
       platform: comment.platform,

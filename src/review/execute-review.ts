@@ -142,7 +142,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
   const prepare: typeof prepareWorkspace = inPlace
     ? async () => ({ dir: inPlace, headSha: pullRequest.headSha, action: 'updated' })
     : prepareWorkspace;
-  const locked = <T>(fn: () => Promise<T>): Promise<T> => (inPlace ? fn() : withWorkspaceLock(dir, fn));
+  const locked = <T>(fn: () => Promise<T>): Promise<T> =>
+    inPlace ? fn() : withWorkspaceLock(dir, fn, input.signal ? { signal: input.signal } : {});
 
   return locked(async () => {
     if (!inPlace)

@@ -103,8 +103,15 @@ export const processWorkspaceLock: WorkspaceLock = createWorkspaceLock();
  * requests; directories outside each other's trees do not wait for each other) and then the
  * cross-process lock directory `<dir>.lock` (`withFileLock`: other processes and pods sharing the
  * base directory wait, a killed holder's lock goes stale and is taken over; CONTRACT §11, §19).
- * Resolves with `fn`'s result; rethrows its error after releasing both locks.
+ * Resolves with `fn`'s result; rethrows its error after releasing both locks. Aborting `signal`
+ * while waiting for the cross-process lock rejects with GitError.
  */
-export function withWorkspaceLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  return processWorkspaceLock(dir, () => withFileLock(workspaceLockDir(dir), fn));
+export function withWorkspaceLock<T>(
+  dir: string,
+  fn: () => Promise<T>,
+  options: { signal?: AbortSignal } = {},
+): Promise<T> {
+  return processWorkspaceLock(dir, () =>
+    withFileLock(workspaceLockDir(dir), fn, options.signal ? { signal: options.signal } : {}),
+  );
 }

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withFileLock } from './file-lock.js';
+import { tryWithFileLock, withFileLock } from './file-lock.js';
 
 let root: string;
 beforeEach(async () => {
@@ -87,5 +87,25 @@ describe('withFileLock', () => {
       await Promise.all([waiter(), waiter(), waiter(), waiter(), waiter()]);
     }
     expect(most).toBe(1);
+  });
+});
+
+describe('tryWithFileLock', () => {
+  it('runs at once when free, says busy without waiting for a live holder, takes a stale lock over', async () => {
+    const lock = path.join(root, 'lock');
+    await expect(tryWithFileLock(lock, () => Promise.resolve(1))).resolves.toEqual({ ran: true, value: 1 });
+    await expect(mkdir(lock)).resolves.toBeUndefined(); // released
+    await writeFile(
+      path.join(lock, 'owner'),
+      JSON.stringify({ host: 'pod-b', pid: 1, token: 't', since: '' }),
+    );
+    let ran = false;
+    const started = Date.now();
+    await expect(tryWithFileLock(lock, async () => void (ran = true))).resolves.toEqual({ ran: false });
+    expect(ran).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1000);
+    const old = new Date(Date.now() - 120_000);
+    await utimes(lock, old, old); // pod-b stopped beating
+    await expect(tryWithFileLock(lock, () => Promise.resolve(2))).resolves.toEqual({ ran: true, value: 2 });
   });
 });

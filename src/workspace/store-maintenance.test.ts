@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, rm, utimes } from 'node:fs/promises';
+import { access, mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -85,5 +85,29 @@ describe('maintainStore', () => {
     expect(busy).toEqual({ action: 'busy' });
     expect(await maintainStore(repoDir)).toEqual({ action: 'removed' });
     await expect(access(path.join(repoDir, '.store'))).rejects.toThrow();
+  });
+
+  it("keeps the store and a pull request's ref while a job of another pod holds pr-<N>.lock", async () => {
+    const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
+    const seven = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 7 }));
+    await prepareWorkspace(prepareOptions(fx, url, { prNumber: 8 }));
+    const repoDir = path.dirname(seven.dir);
+    // A pod of another node fetched pr-8's head and holds its lock; its tree is not made yet.
+    await rm(path.join(repoDir, 'pr-8'), { recursive: true, force: true });
+    const lock = path.join(repoDir, 'pr-8.lock');
+    await mkdir(lock);
+    await writeFile(
+      path.join(lock, 'owner'),
+      JSON.stringify({ host: 'pod-b', pid: 1, token: 't', since: '' }),
+    );
+    expect(await maintainStore(repoDir)).toEqual({ action: 'kept', droppedRefs: [], gc: false });
+    await rm(seven.dir, { recursive: true, force: true });
+    expect(await maintainStore(repoDir)).toEqual({ action: 'busy' });
+    await access(storePaths(repoDir).gitDir);
+    // The pod was killed: its lock goes stale, is taken over, and the store goes.
+    const old = new Date(Date.now() - 120_000);
+    await utimes(lock, old, old);
+    expect(await maintainStore(repoDir)).toEqual({ action: 'removed' });
+    await expect(access(lock)).rejects.toThrow();
   });
 });

@@ -291,12 +291,7 @@ async function findDepsDirs(root: string): Promise<string[]> {
       const full = path.join(dir, entry.name);
       if (entry.name === '.deps') {
         if (depth >= 2) out.push(full);
-      } else if (
-        entry.name !== '.git' &&
-        entry.name !== '.store' &&
-        !PR_DIR.test(entry.name) &&
-        !PR_LOCK_NAME.test(entry.name)
-      )
+      } else if (!NOT_SEARCHED.has(entry.name) && !PR_DIR.test(entry.name) && !PR_LOCK_NAME.test(entry.name))
         await walk(full, depth + 1);
     }
   }

@@ -5,48 +5,18 @@
  * before anything is parsed, against each active secret (rotation). `X-Request-UUID` names the
  * delivery (retries of it keep it); `X-Event-Key` the event.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ConfigError } from '../../errors.js';
-import type { WebhookHandler, WebhookRequest } from '../types.js';
+import { createHubSignatureWebhookHandler } from '../hub-signature-webhook.js';
+import type { WebhookHandler } from '../types.js';
 import { parseBitbucketWebhook } from './webhook-parse.js';
-
-const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
-
-function header(request: WebhookRequest, name: string): string | undefined {
-  const value = request.headers[name]?.trim();
-  return value ? value : undefined;
-}
 
 /**
  * Creates the handler for `secrets` (any of them verifies a delivery).
  * @throws ConfigError when `secrets` holds no non-empty secret.
  */
 export function createBitbucketWebhookHandler(secrets: readonly string[]): WebhookHandler {
-  const keys = secrets.filter((secret) => secret.length > 0);
-  if (keys.length === 0) throw new ConfigError(['BITBUCKET_WEBHOOK_SECRET: empty']);
-  const deliveryOf = (request: WebhookRequest) => header(request, 'x-request-uuid');
-  return {
-    verify(request) {
-      try {
-        const match = SIGNATURE.exec(header(request, 'x-hub-signature') ?? '');
-        if (!match?.[1]) return false;
-        const given = Buffer.from(match[1], 'hex');
-        let ok = false;
-        for (const key of keys) {
-          ok = timingSafeEqual(createHmac('sha256', key).update(request.rawBody).digest(), given) || ok;
-        }
-        return ok;
-      } catch {
-        return false;
-      }
-    },
-    deliveryId: deliveryOf,
-    parse(request, body) {
-      try {
-        return parseBitbucketWebhook(header(request, 'x-event-key'), deliveryOf(request) ?? '', body);
-      } catch {
-        return { kind: 'ignored', reason: 'unreadable payload' };
-      }
-    },
-  };
+  return createHubSignatureWebhookHandler(secrets, {
+    secretVariable: 'BITBUCKET_WEBHOOK_SECRET',
+    deliveryHeader: 'x-request-uuid',
+    parse: parseBitbucketWebhook,
+  });
 }

@@ -12,8 +12,11 @@ import type { GitChange } from 'azure-devops-node-api/interfaces/GitInterfaces.j
 import type { FileStatus, PullRequestFile } from '../types.js';
 import type { AzureClient } from './client.js';
 
-/** Files whose hunks are computed at most (each costs two reads); the rest are listed without. */
-export const MAX_DIFFED_FILES = 300;
+/**
+ * Files whose hunks are computed at most (each costs two reads); the rest are listed without. As
+ * many as GitHub's pull request files API lists (3,000), so a large pull request is covered alike.
+ */
+export const MAX_DIFFED_FILES = 3_000;
 /** Files whose two texts are read at once. */
 export const FILE_READS_IN_FLIGHT = 6;
 /** Longest one file's diff may compute, ms (jsdiff runs on the event loop). */

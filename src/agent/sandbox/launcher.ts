@@ -35,14 +35,19 @@ const { spawn } = require('node:child_process');
 const CAP = ${MAX_CAPTURE_BYTES};
 const running = new Map();
 const killGroup = (child) => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} };
-process.on('disconnect', () => { for (const child of running.values()) killGroup(child); process.exit(0); });
+const killAll = () => { for (const child of running.values()) killGroup(child); };
+// A message to a server that is gone must not throw (an uncaught error would end the launcher
+// without ending its commands): sent only while connected, failures passed to a callback.
+const send = (message) => { if (process.connected) process.send(message, undefined, undefined, () => {}); };
+process.on('disconnect', () => { killAll(); process.exit(0); });
+process.on('uncaughtException', () => { killAll(); process.exit(1); });
 process.on('message', (m) => {
   if (m.type === 'kill') { const child = running.get(m.id); if (child) killGroup(child); return; }
   let child;
   try {
     child = spawn(m.file, m.args, { cwd: m.cwd, env: {}, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   } catch (error) {
-    process.send({ id: m.id, type: 'error', message: String(error && error.message), code: error && error.code });
+    send({ id: m.id, type: 'error', message: String(error && error.message), code: error && error.code });
     return;
   }
   running.set(m.id, child);
@@ -51,12 +56,12 @@ process.on('message', (m) => {
     if (ended) return;
     ended = true;
     running.delete(m.id);
-    process.send(message);
+    send(message);
   };
   const collect = (chunk) => {
     if (captured >= CAP) { dropped += chunk.length; return; }
     captured += chunk.length;
-    process.send({ id: m.id, type: 'data', chunk });
+    send({ id: m.id, type: 'data', chunk });
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);

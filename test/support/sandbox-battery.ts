@@ -56,8 +56,12 @@ export interface BatteryTargets {
   forkBomb: boolean;
 }
 
-/** Marker of processes the battery leaves behind on purpose; none may survive the call. */
-export const SURVIVOR_MARK = '987654';
+/**
+ * Marker of processes the battery leaves behind on purpose; none may survive the call. Random per
+ * test file (each runs in its own process), so two files running the battery at once, or a process
+ * a crashed earlier run left, are never taken for this file's survivors.
+ */
+export const SURVIVOR_MARK = String(100_000 + Math.floor(Math.random() * 800_000));
 
 /** One Bash call per turn: `[label, command, timeout ms]`. */
 export function batteryCommands(t: BatteryTargets): Array<[string, string, number]> {

@@ -32,11 +32,18 @@ export function unquoteGitPath(text: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
-/** A path of a `---`/`+++`/`rename to` line without its `a/`/`b/` prefix; null for /dev/null. */
-function headerPath(raw: string, prefix: 'a/' | 'b/' | ''): string | null {
+/**
+ * The prefixes a side's paths may carry: git's `a/`/`b/`, and Bitbucket Data Center's raw diff
+ * `src://`/`dst://` (its `diff --git src://x dst://x`).
+ */
+const SIDE_PREFIXES = { old: ['a/', 'src://'], new: ['b/', 'dst://'], none: [] } as const;
+
+/** A path of a `---`/`+++`/`rename to` line without its side's prefix; null for /dev/null. */
+function headerPath(raw: string, side: keyof typeof SIDE_PREFIXES): string | null {
   const text = unquoteGitPath(raw.replace(/\t.*$/, ''));
   if (text === '/dev/null') return null;
-  return prefix && text.startsWith(prefix) ? text.slice(prefix.length) : text;
+  const prefix = SIDE_PREFIXES[side].find((p) => text.startsWith(p));
+  return prefix ? text.slice(prefix.length) : text;
 }
 
 /** Path of a `diff --git a/X b/Y` line when X = Y (the only form left without other headers). */
@@ -44,11 +51,16 @@ function gitLinePath(line: string): string | undefined {
   const rest = line.slice('diff --git '.length);
   if (rest.startsWith('"')) {
     const end = rest.indexOf('" ');
-    return end > 0 ? (headerPath(rest.slice(0, end + 1), 'a/') ?? undefined) : undefined;
+    return end > 0 ? (headerPath(rest.slice(0, end + 1), 'old') ?? undefined) : undefined;
   }
-  const half = (rest.length - 1) / 2;
-  const a = rest.slice(0, half);
-  return Number.isInteger(half) && rest.slice(half + 1) === `b/${a.slice(2)}` ? a.slice(2) : undefined;
+  for (const [index, oldPrefix] of SIDE_PREFIXES.old.entries()) {
+    const newPrefix = SIDE_PREFIXES.new[index]!;
+    const half = (rest.length - oldPrefix.length - newPrefix.length - 1) / 2;
+    if (!Number.isInteger(half) || half <= 0 || !rest.startsWith(oldPrefix)) continue;
+    const path = rest.slice(oldPrefix.length, oldPrefix.length + half);
+    if (rest.slice(oldPrefix.length + half) === ` ${newPrefix}${path}`) return path;
+  }
+  return undefined;
 }
 
 /**
@@ -68,9 +80,9 @@ export function splitUnifiedDiff(diff: string): Map<string, string> {
     const first = lines.findIndex((l) => l.startsWith('@@'));
     const header = first < 0 ? lines : lines.slice(0, first);
     for (const line of header) {
-      if (line.startsWith('--- ')) oldPath = headerPath(line.slice(4), 'a/');
-      else if (line.startsWith('+++ ')) newPath = headerPath(line.slice(4), 'b/');
-      else if (line.startsWith('rename to ')) renameTo = headerPath(line.slice(10), '') ?? undefined;
+      if (line.startsWith('--- ')) oldPath = headerPath(line.slice(4), 'old');
+      else if (line.startsWith('+++ ')) newPath = headerPath(line.slice(4), 'new');
+      else if (line.startsWith('rename to ')) renameTo = headerPath(line.slice(10), 'none') ?? undefined;
     }
     const path = newPath ?? oldPath ?? renameTo ?? gitLinePath(gitLine);
     if (first >= 0 && path) {

@@ -45,9 +45,17 @@ describe('isAllowedUser', () => {
     ['{557058:a1b2}', ['{557058:A1B2}'], true],
     ['{557058:a1b2}', ['alice'], false],
     ['557058:a1b2', ['{557058:a1b2}'], false],
-  ])('%s in %j → %s', (login, list, expected) => {
-    expect(isAllowedUser(login, list)).toBe(expected);
+  ])('Bitbucket Cloud: %s in %j → %s', (login, list, expected) => {
+    expect(isAllowedUser(login, list, 'bitbucket')).toBe(expected);
   });
+
+  it.each(['bitbucket-server', 'github', 'gitea', 'azure-devops'])(
+    'on %s a login {alice} is not the allowed user alice',
+    (platform) => {
+      expect(isAllowedUser('{alice}', ['alice'], platform)).toBe(false);
+      expect(isAllowedUser('alice', ['alice'], platform)).toBe(true);
+    },
+  );
 });
 
 describe('handleComment', () => {

@@ -43,7 +43,7 @@ export function handleComment(
   deps: HandleCommentDeps,
 ): DispatchOutcome | Promise<DispatchOutcome> {
   const isComment = comment.commentType !== 'lifecycle' && comment.eventType === 'comment';
-  if (isComment && !isAllowedUser(comment.authorUsername, deps.allowedUsers)) {
+  if (isComment && !isAllowedUser(comment.authorUsername, deps.allowedUsers, comment.platform)) {
     deps.logger.info({ user: comment.authorUsername }, 'comment by a user not in allowed_users');
     return { status: 'ignored', reason: `user ${comment.authorUsername} is not allowed` };
   }

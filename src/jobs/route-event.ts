@@ -41,16 +41,18 @@ export function isBotAuthor(login: string, rules: RouteRules): boolean {
 }
 
 /**
- * True when `login` is in `allowedUsers` (case-insensitive); an empty list allows nobody. An entry
- * `X` also matches the login `{X}`: Bitbucket Cloud authors are `{<account id>}` (its mention form),
- * and an account id is listed as the API reports it, without braces. No other platform's login
- * holds braces.
+ * True when `login` is in `allowedUsers` (case-insensitive); an empty list allows nobody. On
+ * Bitbucket Cloud (`platform` `bitbucket`) an entry `X` also matches the login `{X}`: its authors
+ * are `{<account id>}` (its mention form), and an account id is listed as the API reports it,
+ * without braces. Elsewhere only the exact login matches (a Data Center username may itself hold
+ * braces: `{alice}` must not pass for `alice`).
  */
-export function isAllowedUser(login: string, allowedUsers: readonly string[]): boolean {
+export function isAllowedUser(login: string, allowedUsers: readonly string[], platform?: string): boolean {
   const lower = login.toLowerCase();
+  const braces = platform === 'bitbucket';
   return allowedUsers.some((user) => {
     const entry = user.toLowerCase();
-    return entry === lower || `{${entry}}` === lower;
+    return entry === lower || (braces && `{${entry}}` === lower);
   });
 }
 
@@ -81,7 +83,7 @@ export function routeEvent(comment: ReviewComment, rules: RouteRules): RouteDeci
       : { action: 'ignore', reason: `trigger ${comment.eventType} is not enabled` };
   }
   if (isBotAuthor(comment.authorUsername, rules)) return { action: 'ignore', reason: 'comment by a bot' };
-  if (!isAllowedUser(comment.authorUsername, rules.allowedUsers)) {
+  if (!isAllowedUser(comment.authorUsername, rules.allowedUsers, comment.platform)) {
     return { action: 'ignore', reason: `user ${comment.authorUsername} is not allowed` };
   }
   const mention = extractMention(

@@ -82,16 +82,32 @@ export function createAzureClient(options: AzureClientOptions) {
     try {
       return await fn(git);
     } catch (error) {
+      if (error instanceof FileTooLargeError) throw error;
       throw toAzureHttpError(error);
     }
   }
 
-  /** Reads a stream the library returns for a file (`getItemContent`); 404 → null. */
-  async function text(fn: (api: GitApi) => Promise<NodeJS.ReadableStream>): Promise<string | null> {
+  /**
+   * Reads a stream the library returns for a file (`getItemContent`); 404 → null.
+   * @throws FileTooLargeError when the body passes `maxBytes` (reading stops there).
+   */
+  async function text(
+    fn: (api: GitApi) => Promise<NodeJS.ReadableStream>,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): Promise<string | null> {
     return send(async (api) => {
       const stream = await fn(api);
       const chunks: Buffer[] = [];
-      for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+      let size = 0;
+      for await (const chunk of stream) {
+        const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+        size += buffer.length;
+        if (size > maxBytes) {
+          (stream as { destroy?: () => void }).destroy?.();
+          throw new FileTooLargeError(maxBytes);
+        }
+        chunks.push(buffer);
+      }
       const body = Buffer.concat(chunks).toString('utf8');
       const status = (stream as { statusCode?: number }).statusCode ?? 200;
       if (status === 404) return null;
@@ -110,6 +126,14 @@ export function createAzureClient(options: AzureClientOptions) {
   }
 
   return { web, git, send, text, url: options.url };
+}
+
+/** A file body longer than the reader's limit (bytes); nothing of it is kept. */
+export class FileTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`file larger than ${maxBytes} bytes`);
+    this.name = 'FileTooLargeError';
+  }
 }
 
 /** The client. */

@@ -10,7 +10,7 @@
 import { formatPatch, structuredPatch } from 'diff';
 import type { GitChange } from 'azure-devops-node-api/interfaces/GitInterfaces.js';
 import type { FileStatus, PullRequestFile } from '../types.js';
-import type { AzureClient } from './client.js';
+import { FileTooLargeError, type AzureClient } from './client.js';
 
 /**
  * Files whose hunks are computed at most (each costs two reads); the rest are listed without. As
@@ -90,13 +90,28 @@ export function hunksBetween(path: string, before: string, after: string): strin
   return patch.slice(first + 1).replace(/\n+$/, '');
 }
 
-/** Text of `path` at `commit` in `project/repo`, or null when absent. */
-export function fileAt(client: AzureClient, project: string, repo: string, path: string, commit: string) {
-  return client.text((git) =>
-    git.getItemContent(repo, `/${path}`, project, undefined, undefined, undefined, undefined, undefined, {
-      version: commit,
-      versionType: VERSION_TYPE_COMMIT,
-    }),
+/** Longest file whose text is read to make hunks, bytes; a longer one gets none (as binary). */
+export const MAX_DIFFED_FILE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Text of `path` at `commit` in `project/repo`, or null when absent.
+ * @throws FileTooLargeError past `maxBytes`.
+ */
+export function fileAt(
+  client: AzureClient,
+  project: string,
+  repo: string,
+  path: string,
+  commit: string,
+  maxBytes?: number,
+) {
+  return client.text(
+    (git) =>
+      git.getItemContent(repo, `/${path}`, project, undefined, undefined, undefined, undefined, undefined, {
+        version: commit,
+        versionType: VERSION_TYPE_COMMIT,
+      }),
+    maxBytes,
   );
 }
 
@@ -125,12 +140,21 @@ export async function withHunks(
     for (let index = next++; index < Math.min(listed.length, MAX_DIFFED_FILES); index = next++) {
       const change = listed[index] as ListedChange;
       const file = out[index] as PullRequestFile;
-      const [before, after] = await Promise.all([
-        change.status === 'added'
-          ? null
-          : fileAt(client, project, repo, change.previousPath ?? change.path, base),
-        change.status === 'removed' ? null : fileAt(client, project, repo, change.path, head),
-      ]);
+      let before: string | null;
+      let after: string | null;
+      try {
+        [before, after] = await Promise.all([
+          change.status === 'added'
+            ? null
+            : fileAt(client, project, repo, change.previousPath ?? change.path, base, MAX_DIFFED_FILE_BYTES),
+          change.status === 'removed'
+            ? null
+            : fileAt(client, project, repo, change.path, head, MAX_DIFFED_FILE_BYTES),
+        ]);
+      } catch (error) {
+        if (error instanceof FileTooLargeError) continue; // listed without a diff, like a binary
+        throw error;
+      }
       if ((before ?? '').includes('\0') || (after ?? '').includes('\0')) continue;
       const patch = hunksBetween(change.path, before ?? '', after ?? '');
       if (patch === undefined) continue;

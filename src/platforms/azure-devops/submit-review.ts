@@ -12,6 +12,7 @@
  * ones are listed in the summary.
  */
 import { codeSpan, neutraliseMarkers, withoutOwnMarker } from '../../diff/markdown.js';
+import { AuthError } from '../../errors.js';
 import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import type { AzureClient } from './client.js';
 import type { AzureCall } from './errors.js';
@@ -103,7 +104,12 @@ export async function submitAzureReview(
               threadContext: threadContextOf(comment),
               pullRequestThreadContext: {
                 ...(changeTrackingId !== undefined ? { changeTrackingId } : {}),
-                iterationContext: { firstComparingIteration: 1, secondComparingIteration: iteration.id },
+                // Equal iterations: the left side is the merge base (CommentIterationContext, Azure DevOps REST 7.1),
+                // as the hunks are (merge base → latest iteration).
+                iterationContext: {
+                  firstComparingIteration: iteration.id,
+                  secondComparingIteration: iteration.id,
+                },
               },
             },
             name,
@@ -112,7 +118,10 @@ export async function submitAzureReview(
           ),
         ),
       );
-    } catch {
+    } catch (error) {
+      // A refused thread goes to the summary and the others are still tried; a bad token fails the
+      // submission at once (nothing else could be posted with it).
+      if (error instanceof AuthError) throw error;
       unplaced.push(comment);
     }
   }

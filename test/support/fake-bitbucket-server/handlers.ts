@@ -179,7 +179,8 @@ export async function handle(
         },
       };
     case `GET ${PR}.diff`:
-      return { status: 200, text: await computeFullDiff(bare, base, head) };
+      // Data Center's raw diff names the sides `src://` and `dst://`, not git's `a/` and `b/`.
+      return { status: 200, text: await computeFullDiff(bare, base, head, { src: 'src://', dst: 'dst://' }) };
     case `GET ${PR}/changes`:
       return paged(world, url, changes(await changedFiles(bare, base, head)));
     case `GET ${PR}/commits`:

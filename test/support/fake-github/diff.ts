@@ -165,6 +165,16 @@ export async function computeDiffFiles(repoPath: string, base: string, head: str
 }
 
 /** The unified diff of `base...head` with all headers, as GitHub serves `application/vnd.github.diff`. */
-export async function computeFullDiff(repoPath: string, base: string, head: string): Promise<string> {
-  return gitOutput(repoPath, [...DIFF_OPTIONS, '--src-prefix=a/', '--dst-prefix=b/', `${base}...${head}`]);
+export async function computeFullDiff(
+  repoPath: string,
+  base: string,
+  head: string,
+  prefixes: { src: string; dst: string } = { src: 'a/', dst: 'b/' },
+): Promise<string> {
+  return gitOutput(repoPath, [
+    ...DIFF_OPTIONS,
+    `--src-prefix=${prefixes.src}`,
+    `--dst-prefix=${prefixes.dst}`,
+    `${base}...${head}`,
+  ]);
 }

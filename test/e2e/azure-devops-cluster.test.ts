@@ -24,7 +24,7 @@ import { createDiffScenario, gitEnv, type DiffScenario } from '../support/git-fi
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { LLM_KEY, reviewLines } from './cli-fixture.js';
-import { JOB_IMAGE, JOB_SECRET, jobIdOf, prOf } from './cluster-fixture.js';
+import { clusterServeEnv, JOB_SECRET, jobIdOf, prOf } from './cluster-fixture.js';
 import { waitFor } from './serve-fixture.js';
 
 const TOKEN = 'ado-e2e-cluster-pat-that-must-never-leak';
@@ -99,20 +99,7 @@ describe('reviewbot serve in cluster mode on Azure DevOps', () => {
       REVIEWER_BOT_USERNAME: BOT,
       WORKER_BOT_USERNAME: WORKER,
       ALLOWED_USERS: ALICE.uniqueName,
-      AGENT_PROVIDER: 'anthropic',
-      AGENT_MODEL: 'claude-test',
-      ANTHROPIC_API_KEY: LLM_KEY,
-      ANTHROPIC_BASE_URL: llm.url,
-      WORKSPACE_BASE_DIR: path.join(root, 'workspaces'),
-      CLEANUP_INTERVAL_HOURS: '0',
-      HOME: root,
-      K8S_IMAGE: JOB_IMAGE,
-      K8S_NAMESPACE: k8s.namespace,
-      K8S_ENV_FROM_SECRETS: JOB_SECRET,
-      K8S_TTL_AFTER_FINISHED: '600',
-      KUBECONFIG: k8s.kubeconfigPath,
-      STORE_URL: redis.url,
-      STORE_KEY_TTL_SECONDS: '3600',
+      ...clusterServeEnv({ root, llmUrl: llm.url, k8s, redisUrl: redis.url }),
     });
   });
   afterAll(async () => {

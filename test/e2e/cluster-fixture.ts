@@ -125,6 +125,44 @@ function dumpState(dir: string, servers: ServeProcess[], k8s: FakeKubernetes, do
 }
 
 /**
+ * The `reviewbot serve` variables of cluster mode on the fakes: Jobs of image `JOB_IMAGE` in the fake
+ * Kubernetes' namespace with Secret `JOB_SECRET`, Redis at `redisUrl` as the store.
+ */
+export function clusterEnv(k8s: FakeKubernetes, redisUrl: string): NodeJS.ProcessEnv {
+  return {
+    K8S_IMAGE: JOB_IMAGE,
+    K8S_NAMESPACE: k8s.namespace,
+    K8S_ENV_FROM_SECRETS: JOB_SECRET,
+    K8S_TTL_AFTER_FINISHED: '600',
+    KUBECONFIG: k8s.kubeconfigPath,
+    STORE_URL: redisUrl,
+    STORE_KEY_TTL_SECONDS: '3600',
+  };
+}
+
+/**
+ * `clusterEnv` plus the scripted Anthropic model at `llmUrl` (key `LLM_KEY`) and workspaces and HOME
+ * under `root`: what a platform's cluster e2e gives `reviewbot serve` besides its own credentials.
+ */
+export function clusterServeEnv(o: {
+  root: string;
+  llmUrl: string;
+  k8s: FakeKubernetes;
+  redisUrl: string;
+}): NodeJS.ProcessEnv {
+  return {
+    AGENT_PROVIDER: 'anthropic',
+    AGENT_MODEL: 'claude-test',
+    ANTHROPIC_API_KEY: LLM_KEY,
+    ANTHROPIC_BASE_URL: o.llmUrl,
+    WORKSPACE_BASE_DIR: path.join(o.root, 'workspaces'),
+    CLEANUP_INTERVAL_HOURS: '0',
+    HOME: o.root,
+    ...clusterEnv(o.k8s, o.redisUrl),
+  };
+}
+
+/**
  * Starts Redis, the fake Kubernetes (Secret `reviewbot-secrets` holding the GitHub token and the
  * Anthropic key) and `reviewbot serve` in cluster mode. The server gets `K8S_IMAGE`, `STORE_URL`,
  * `KUBECONFIG`, `K8S_NAMESPACE`, `K8S_ENV_FROM_SECRETS` and `STORE_KEY_TTL_SECONDS=3600`.
@@ -160,13 +198,7 @@ export async function createClusterFixture(options: ClusterFixtureOptions = {}):
     });
     await subscriber.subscribe('reviewbot:done');
     const fx = await createServeFixture({
-      K8S_IMAGE: JOB_IMAGE,
-      K8S_NAMESPACE: k8s.namespace,
-      K8S_ENV_FROM_SECRETS: JOB_SECRET,
-      K8S_TTL_AFTER_FINISHED: '600',
-      KUBECONFIG: k8s.kubeconfigPath,
-      STORE_URL: redis.url,
-      STORE_KEY_TTL_SECONDS: '3600',
+      ...clusterEnv(k8s, redis.url),
       ...options.env,
     });
     const replicas: ServeProcess[] = [];

@@ -9,11 +9,12 @@ import path from 'node:path';
 /**
  * Keys (as `git config --list` prints them: section and name lower-case) a workspace may hold:
  * what `git clone --single-branch --no-tags` writes, `extensions.objectformat` (SHA-256
- * repositories), `core.hookspath` (set by tools such as husky; overridden on every invocation) and
- * `user.name`/`user.email`.
+ * repositories), `core.hookspath` (set by tools such as husky; overridden on every invocation),
+ * `core.checkstat`/`core.trustctime` (what a tree sharing the repository's index needs,
+ * `shared-index.ts`) and `user.name`/`user.email`.
  */
 const TRUSTED_KEY =
-  /^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|hookspath)|remote\.origin\.(url|fetch|tagopt)|branch\..+\.(remote|merge)|extensions\.objectformat|user\.(name|email))$/;
+  /^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|hookspath|checkstat|trustctime)|remote\.origin\.(url|fetch|tagopt)|branch\..+\.(remote|merge)|extensions\.objectformat|user\.(name|email))$/;
 
 /** What the local configuration of a workspace says about its safety. */
 export interface LocalConfigReport {

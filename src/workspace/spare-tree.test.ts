@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
 import { spareBuildsSettled, spareTreeDir, stopSpareBuilds } from './spare-tree.js';
+import { withWorkspaceLock } from './lock.js';
 import { prepareWorkspace } from './workspace.js';
 import { cloneConfigText } from './workspace-tree.js';
 
@@ -107,13 +108,19 @@ describe('workspaces made from the spare tree', () => {
 
   it('two workspaces made at once: one takes the spare, both show their own heads', async () => {
     const url = await repository();
-    await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true }));
+    const first = await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true }));
     await spareBuildsSettled();
     const bare = fx.barePath('acme/widgets');
-    const [two, three] = await Promise.all([
-      prepareWorkspace(prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2', spareTree: true })),
-      prepareWorkspace(prepareOptions(fx, url, { prNumber: 3, branch: 'pr-3', spareTree: true })),
-    ]);
+    // Each under its workspace lock, as jobs prepare workspaces (a background spare build may give
+    // the repository's shared index to an idle tree, never to one a job holds).
+    const job = (n: number) => {
+      const options = prepareOptions(fx, url, { prNumber: n, branch: `pr-${n}`, spareTree: true });
+      const dir = path.join(path.dirname(first.dir), `pr-${n}`);
+      return withWorkspaceLock(dir, () => prepareWorkspace(options));
+    };
+    const [two, three] = await Promise.all([job(2), job(3)]);
+    // The one made by a full checkout takes the shared index in the background once idle.
+    await spareBuildsSettled();
     expect([two.fromSpare, three.fromSpare].filter(Boolean)).toHaveLength(1);
     await expectExactly(two.dir, await fx.git(bare, 'rev-parse', 'pr-2'));
     await expectExactly(three.dir, await fx.git(bare, 'rev-parse', 'pr-3'));

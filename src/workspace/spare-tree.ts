@@ -17,6 +17,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  addSharedStatConfig,
+  adoptSharedIndex,
+  hasOwnSharedIndex,
+  publishSharedIndex,
+  setTrackedFileTimes,
+  shareIdleTreeIndexes,
+} from './shared-index.js';
 import { storePaths } from './workspace-path.js';
 
 /** Runs hardened git in a directory (`runGit` with a call's options bound). */
@@ -139,16 +147,27 @@ async function buildSpare(
     if (shallow !== '') await writeFile(path.join(gitDir, 'shallow'), shallow);
     // Detached at the head, no branch and no reflog: the claim attaches HEAD to its own branch.
     await writeFile(path.join(gitDir, 'HEAD'), `${sha}\n`);
+    await addSharedStatConfig(temporary);
     await git(
       [...INDEX_CONFIG, '-c', 'core.logAllRefUpdates=false', 'reset', '--quiet', '--hard'],
       temporary,
     );
-    // Git compares whole-second mtimes: files written in the index's own second stay "racily
-    // clean" and are re-read by every later command. Rewriting the index once a second later
-    // stores them as clean, so the claim's reset reads no file it does not change.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    await git(['update-index', '-q', '--refresh', '--force-write-index'], temporary);
+    // The repository's one shared index (`shared-index.ts`): this tree's files take its file time,
+    // its template becomes this tree's index, and git rewrites the files that differ from it.
+    await setTrackedFileTimes(temporary, git);
+    const adopted = await adoptSharedIndex(temporary, repoDir);
+    if (adopted) await git(['reset', '--quiet', '--hard'], temporary);
+    if (!adopted || (await hasOwnSharedIndex(gitDir))) {
+      // No shared index yet, or git wrote one of its own (this head is far from the shared one's):
+      // this tree's index becomes the repository's shared index.
+      await setTrackedFileTimes(temporary, git);
+      await git(['update-index', '-q', '--refresh'], temporary);
+      await publishSharedIndex(temporary, repoDir, git);
+    }
     await rename(temporary, target);
+    // Workspaces made without a spare (the first of a repository, one made while the spare was being
+    // built) take the shared index once their job is over.
+    await shareIdleTreeIndexes(repoDir, git);
   } finally {
     await rm(temporary, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { runGit } from './git.js';
 import { tryWithFileLock, withFileLock } from './file-lock.js';
 import { processWorkspaceLock } from './lock.js';
+import { pruneSharedIndexes, sharedIndexDir } from './shared-index.js';
 import { removeSpareTrees } from './spare-tree.js';
 import { STORE_REF_PREFIX, withStoreLock } from './store.js';
 import { PR_DIR, PR_LOCK_NAME, storePaths } from './workspace-path.js';
@@ -80,6 +81,7 @@ export async function maintainStore(
         if ((await prNumbers(repoDir)).size > 0 || (await anyWorkspaceLocked(repoDir))) return false;
         await rm(paths.gitDir, { recursive: true, force: true, maxRetries: 3 });
         await removeSpareTrees(repoDir, true);
+        await rm(sharedIndexDir(repoDir), { recursive: true, force: true, maxRetries: 3 });
         return true;
       }),
     );
@@ -96,6 +98,8 @@ export async function maintainStore(
     // A spare tree needs none of the dropped refs' objects: claiming it rewrites every file
     // that differs from the new head from that head's objects. Killed builds' leftovers go.
     await removeSpareTrees(repoDir);
+    // Shared indexes no remaining tree links to (their trees were removed) go too.
+    await pruneSharedIndexes(repoDir);
     // A job holding `pr-<N>.lock` may have fetched its head without having made `pr-<N>` yet.
     const present = await prNumbers(repoDir);
     for (const lock of await workspaceLocks(repoDir)) present.add(lock.prNumber);

@@ -3,7 +3,7 @@
  * store's objects are bound read-only beside the workspace), the alternates entry cannot be
  * changed, and the store cannot be written; a push refuses a workspace borrowing from elsewhere.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,8 @@ import type { ToolSandbox } from '../agent/sandbox/types.js';
 import { GitError } from '../errors.js';
 import { commitAndPush } from './commit-and-push.js';
 import { prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
+import { sharedIndexDir } from './shared-index.js';
+import { spareBuildsSettled } from './spare-tree.js';
 import { prepareWorkspace } from './workspace.js';
 import { storePaths } from './workspace-path.js';
 
@@ -59,6 +61,37 @@ describe('store-backed workspace in the sandbox', () => {
     expect(commit.exitCode).toBe(0);
     expect(commit.output.trim()).toBe('2');
   });
+
+  it.skipIf(sandbox.status.kind !== 'bwrap')(
+    'a tree sharing the repository index: git works, the shared index cannot be written',
+    async () => {
+      const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n', 'src/b.ts': 'b\n' });
+      await fx.commit('acme/widgets', { 'a.txt': 'a2\n' }, { branch: 'pr-2' });
+      await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true }));
+      await spareBuildsSettled();
+      const { dir, fromSpare } = await prepareWorkspace(
+        prepareOptions(fx, url, { prNumber: 2, branch: 'pr-2', spareTree: true }),
+      );
+      expect(fromSpare).toBe(true);
+      const shared = sharedIndexDir(path.dirname(dir));
+      const [name] = (await readdir(shared)).filter((n) => n.startsWith('sharedindex.'));
+      expect(name).toBeDefined();
+      const before = await readFile(path.join(shared, name!));
+      const run = (command: string) =>
+        runToolCommand(command, { workspace: dir, home, timeoutMs: 20_000, sandbox });
+
+      const status = await run('git status --porcelain && echo edited >> a.txt && git status --porcelain');
+      expect(status.exitCode).toBe(0);
+      expect(status.output.trim()).toBe('M a.txt');
+      const tamper = await run(`echo x >> .git/${name}; echo x >> ${path.join(shared, name!)}; echo done`);
+      expect(tamper.output).toContain('done');
+      expect(await readFile(path.join(shared, name!))).toEqual(before);
+      const commit = await run(
+        'git add -A && git -c user.name=a -c user.email=a@b commit -qm c && git status --porcelain && echo ok',
+      );
+      expect(commit.output.trim()).toBe('ok');
+    },
+  );
 
   it('refuses to push from a workspace borrowing objects from elsewhere', async () => {
     const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });

@@ -19,6 +19,7 @@ import { assertBranchName, assertSafeCloneUrl, runGit } from './git.js';
 import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
 import { alternatesProblem } from './alternates.js';
+import { sharedIndexProblem } from './shared-index.js';
 import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from './store.js';
 import { spareBuildSignal, spareTreesEnabledByDefault, startSpareBuild } from './spare-tree.js';
 import { workspacePath } from './workspace-path.js';
@@ -108,6 +109,10 @@ async function removeDir(dir: string): Promise<void> {
  * Before the first workspace of a base directory is made, workspaces of the older layout are
  * removed (`migrateWorkspaceLayout`, once per base directory).
  *
+ * Call it, and use the tree, under `withWorkspaceLock(dir)` as jobs do: with spare trees on, a
+ * background build gives the repository's shared index (`shared-index.ts`) to every tree of the
+ * repository that no job holds, which briefly rewrites that tree's index.
+ *
  * Throws GitError (secret-free message) when the URL carries credentials or is not http(s), the
  * branch name is invalid, or git fails to reach the remote (auth, network, missing branch, time
  * limit, abort); UsageError for an invalid platform, repository name (also one with a `pr-<N>`,
@@ -192,7 +197,8 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
  * Why `dir` is not a usable workspace of `url`, or undefined when it is: `dir/.git` must be a real
  * directory (not a symlink or gitfile) of a repository whose only origin URL is `url`, whose
  * local configuration holds trusted keys only (see `inspectLocalConfig`) and which borrows objects
- * from its repository's store and nowhere else (`alternatesProblem`).
+ * and a shared index from its repository's store and nowhere else (`alternatesProblem`,
+ * `sharedIndexProblem`).
  */
 async function workspaceProblem(dir: string, url: string, git: Git): Promise<string | undefined> {
   try {
@@ -210,5 +216,5 @@ async function workspaceProblem(dir: string, url: string, git: Git): Promise<str
   } catch {
     return 'not a git repository';
   }
-  return (await alternatesProblem(dir, true)) ?? undefined;
+  return (await alternatesProblem(dir, true)) ?? (await sharedIndexProblem(dir));
 }

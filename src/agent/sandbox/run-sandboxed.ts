@@ -22,6 +22,7 @@ import type { RunLauncher } from './launcher.js';
 import { createPidsCgroup, joinCgroupArgv } from './pids-cgroup.js';
 import { runProcess, type ShellOutcome } from './run-process.js';
 import { borrowedStoreObjects } from '../../workspace/alternates.js';
+import { borrowedSharedIndexDir } from '../../workspace/shared-index.js';
 
 let leaked: Promise<number[]> | undefined;
 /** Descriptors this process inherited without close-on-exec (they do not change after start-up). */
@@ -112,10 +113,12 @@ export async function sandboxedArgv(command: string, input: SandboxArgvInput): P
       systemEntries: await readSystemEntries(),
       etcDir: await stageEtc(),
       readOnly: node.tree === undefined ? [] : [node.tree],
-      // The objects of the repository's store the workspace borrows (§19), so git works inside.
-      borrowedReadOnly: [await borrowedStoreObjects(input.workspace)].filter(
-        (d): d is string => d !== undefined,
-      ),
+      // The objects and the shared index of the repository's store the workspace borrows (§19), so
+      // git works inside.
+      borrowedReadOnly: [
+        await borrowedStoreObjects(input.workspace),
+        await borrowedSharedIndexDir(input.workspace),
+      ].filter((d): d is string => d !== undefined),
       workspaceReadOnly: WORKSPACE_READ_ONLY,
       env: sandboxEnv(input.hostEnv ?? process.env, input.home, node.binDir, extraEnv),
       ...(input.proxy ? { proxyDir: input.proxy.dir } : {}),

@@ -1,0 +1,255 @@
+/**
+ * The repository's shared index (CONTRACT §19, `shared-index.ts`), with real git over real smart
+ * HTTP: workspaces made from spare trees and an idle workspace made without one all link one
+ * `sharedindex.<hash>` in the store and keep only their own changes in `.git/index`; every tree
+ * still shows exactly its head, sees a same-size edit, and fsck stays clean; a busy or dirty tree
+ * keeps its own index and its edits; a link to another place makes the workspace unusable; the
+ * cleaner removes shared indexes no tree links to and all of them with the store.
+ */
+import { execFile } from 'node:child_process';
+import { lstat, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
+import { withWorkspaceLock } from './lock.js';
+import { sharedIndexDir } from './shared-index.js';
+import { spareBuildsSettled } from './spare-tree.js';
+import { maintainStore } from './store-maintenance.js';
+import { prepareWorkspace, type PrepareWorkspaceOptions } from './workspace.js';
+
+const execFileAsync = promisify(execFile);
+const env = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' };
+const git = async (cwd: string, ...args: string[]) =>
+  (await execFileAsync('git', args, { cwd, env })).stdout.trim();
+let fx: GitFixture;
+
+beforeEach(async () => {
+  fx = await startGitFixture();
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const FILES = 300;
+
+/** `main` with FILES files; branch pr-N changes file N (and pr-9 also adds and deletes one). */
+async function repository(): Promise<string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < FILES; i += 1) files[`src/dir-${i % 7}/file-${i}.ts`] = `export const v${i} = ${i};\n`;
+  const url = await fx.createRepo('acme/big', files);
+  for (const n of [2, 3, 4, 9]) {
+    await fx.commit(
+      'acme/big',
+      {
+        [`src/dir-${n % 7}/file-${n}.ts`]: `export const v${n} = ${n * 1000};\n`,
+        ...(n === 9 ? { 'added.md': 'new\n', 'src/dir-0/file-0.ts': null } : {}),
+      },
+      { branch: `pr-${n}` },
+    );
+  }
+  return url;
+}
+
+/** The shared index a tree links to (its basename), or undefined when its index is its own. */
+async function linkedSharedIndex(dir: string): Promise<string | undefined> {
+  for (const name of await readdir(path.join(dir, '.git'))) {
+    if (!name.startsWith('sharedindex.')) continue;
+    const file = path.join(dir, '.git', name);
+    if ((await lstat(file)).isSymbolicLink()) return path.basename(await readlink(file));
+  }
+  return undefined;
+}
+
+async function indexBytes(dir: string): Promise<number> {
+  return (await lstat(path.join(dir, '.git', 'index'))).size;
+}
+
+/** Asserts `dir` is a clean checkout of exactly `sha` and fsck finds nothing. */
+async function expectExactly(dir: string, sha: string): Promise<void> {
+  expect(await git(dir, 'rev-parse', 'HEAD')).toBe(sha);
+  expect(await git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+  expect(await git(dir, 'ls-files', '-s')).toBe(
+    await git(dir, 'ls-tree', '-r', '--format=%(objectmode) %(objectname) 0\t%(path)', sha),
+  );
+  for (const line of (await git(dir, 'ls-tree', '-r', sha)).split('\n').slice(0, 40)) {
+    const [, , , oid, file] = /^(\S+) (\S+) (\S+)\t(.*)$/.exec(line)!;
+    expect(await git(dir, 'hash-object', file!)).toBe(oid);
+  }
+  const { stderr } = await execFileAsync('git', ['fsck', '--no-dangling', '--no-progress'], {
+    cwd: dir,
+    env,
+  });
+  expect(stderr.trim()).toBe('');
+}
+
+/**
+ * `prepareWorkspace` under the workspace's lock, as jobs call it (a background spare build gives the
+ * shared index only to trees no job holds).
+ */
+function prepare(url: string, overrides: Partial<PrepareWorkspaceOptions> & { prNumber: number }) {
+  const dir = path.join(fx.baseDir, 'github', 'acme', 'widgets', `pr-${overrides.prNumber}`);
+  return withWorkspaceLock(dir, () => prepareWorkspace(prepareOptions(fx, url, overrides)));
+}
+
+const head = (branch: string) => fx.git(fx.barePath('acme/big'), 'rev-parse', branch);
+
+describe('the shared index of a repository', () => {
+  it('every workspace links one shared index and keeps only its changes; each shows its own head', async () => {
+    const url = await repository();
+    const first = await prepare(url, { prNumber: 1, spareTree: true });
+    const repoDir = path.dirname(first.dir);
+    const wholeIndex = await indexBytes(first.dir);
+    await spareBuildsSettled();
+    const trees = [first];
+    for (const n of [2, 3, 4]) {
+      trees.push(await prepare(url, { prNumber: n, branch: `pr-${n}`, spareTree: true }));
+      await spareBuildsSettled();
+    }
+    expect(trees.slice(1).map((t) => t.fromSpare)).toEqual([true, true, true]);
+    const shared = await linkedSharedIndex(trees[0]!.dir);
+    expect(shared).toMatch(/^sharedindex\.[0-9a-f]{40}$/);
+    const stored = path.join(sharedIndexDir(repoDir), shared!);
+    expect((await lstat(stored)).size).toBeGreaterThan(wholeIndex / 2);
+    for (const tree of trees) {
+      expect(await linkedSharedIndex(tree.dir)).toBe(shared);
+      expect(await readlink(path.join(tree.dir, '.git', shared!))).toBe(stored);
+      expect(await indexBytes(tree.dir)).toBeLessThan(wholeIndex / 5);
+      await expectExactly(tree.dir, tree.headSha);
+    }
+    expect(trees[0]!.headSha).toBe(await head('main'));
+    expect(await readFile(path.join(trees[2]!.dir, 'src/dir-3/file-3.ts'), 'utf8')).toBe(
+      'export const v3 = 3000;\n',
+    );
+
+    // An edit that keeps the size is seen (the file gets the current time), committed as usual.
+    const file = path.join(trees[1]!.dir, 'src/dir-5/file-5.ts');
+    await writeFile(file, 'export const v5 = 9;\n');
+    expect(await git(trees[1]!.dir, 'status', '--porcelain')).toBe('M src/dir-5/file-5.ts');
+    await git(trees[1]!.dir, 'add', '-A');
+    expect(await git(trees[1]!.dir, 'diff', '--cached', '--name-only')).toBe('src/dir-5/file-5.ts');
+
+    // An update to a head that adds and deletes files keeps the shared index.
+    const moved = await prepare(url, { prNumber: 3, branch: 'pr-9', spareTree: true });
+    expect(moved.action).toBe('updated');
+    await expectExactly(moved.dir, await head('pr-9'));
+    expect(await linkedSharedIndex(moved.dir)).toBe(shared);
+  });
+
+  it('a busy or dirty workspace keeps its own index (and its edits); it takes the shared one when idle and clean', async () => {
+    const url = await repository();
+    const dirty = await prepare(url, { prNumber: 4, branch: 'pr-4', spareTree: false });
+    await writeFile(path.join(dirty.dir, 'src/dir-1/file-1.ts'), 'export const v1 = 7;\n');
+    // pr-1's job (holding its workspace lock) is still running while the spare and the shared
+    // index are built.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const dir1 = path.join(path.dirname(dirty.dir), 'pr-1');
+    let ready!: (value: Awaited<ReturnType<typeof prepareWorkspace>>) => void;
+    const prepared = new Promise<Awaited<ReturnType<typeof prepareWorkspace>>>(
+      (resolve) => (ready = resolve),
+    );
+    const job = withWorkspaceLock(dir1, async () => {
+      ready(await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true })));
+      await held;
+    });
+    const first = await prepared;
+    await spareBuildsSettled();
+    expect(await linkedSharedIndex(first.dir)).toBeUndefined();
+    expect(await linkedSharedIndex(dirty.dir)).toBeUndefined();
+    expect(await git(dirty.dir, 'status', '--porcelain')).toBe('M src/dir-1/file-1.ts');
+    release();
+    await job;
+
+    // The next spare build finds pr-1 idle and clean: it takes the shared index, its files intact.
+    await prepare(url, { prNumber: 2, branch: 'pr-2', spareTree: true });
+    await spareBuildsSettled();
+    const shared = await linkedSharedIndex(first.dir);
+    expect(shared).toBeDefined();
+    await expectExactly(first.dir, first.headSha);
+    expect(await linkedSharedIndex(dirty.dir)).toBeUndefined();
+    expect(await readFile(path.join(dirty.dir, 'src/dir-1/file-1.ts'), 'utf8')).toBe(
+      'export const v1 = 7;\n',
+    );
+  });
+
+  it('a head far from the shared index makes a new one; trees on the old one keep it until they go', async () => {
+    const url = await repository();
+    const far: Record<string, string> = {};
+    for (let i = 100; i < 200; i += 1) far[`src/dir-${i % 7}/file-${i}.ts`] = `export const v${i} = -${i};\n`;
+    await fx.commit('acme/big', far, { branch: 'pr-5' });
+    const first = await prepare(url, { prNumber: 1, spareTree: true });
+    const repoDir = path.dirname(first.dir);
+    await spareBuildsSettled();
+    const second = await prepare(url, { prNumber: 2, branch: 'pr-2', spareTree: true });
+    await spareBuildsSettled();
+    const old = (await linkedSharedIndex(second.dir))!;
+    // pr-5 (a third of the files changed) takes the spare; the next spare is built at its head,
+    // too far from the shared index: its index becomes the new shared one.
+    const fifth = await prepare(url, { prNumber: 5, branch: 'pr-5', spareTree: true });
+    await spareBuildsSettled();
+    await expectExactly(fifth.dir, await head('pr-5'));
+    const current = (await readFile(path.join(sharedIndexDir(repoDir), 'current'), 'utf8')).trim();
+    expect(`sharedindex.${current}`).not.toBe(old);
+    const sixth = await prepare(url, { prNumber: 6, branch: 'pr-5', spareTree: true });
+    expect(sixth.fromSpare).toBe(true);
+    expect(await linkedSharedIndex(sixth.dir)).toBe(`sharedindex.${current}`);
+    expect(await indexBytes(sixth.dir)).toBeLessThan(2000);
+    await expectExactly(sixth.dir, await head('pr-5'));
+    // The old one stays while trees link to it, and goes with them.
+    await maintainStore(repoDir);
+    expect(await readdir(sharedIndexDir(repoDir))).toContain(old);
+    await expectExactly(second.dir, second.headSha);
+    for (const tree of [first.dir, second.dir, fifth.dir]) await rm(tree, { recursive: true, force: true });
+    await maintainStore(repoDir);
+    expect(await readdir(sharedIndexDir(repoDir))).not.toContain(old);
+    await expectExactly(sixth.dir, await head('pr-5'));
+  });
+
+  it('a workspace whose index link points elsewhere is made again', async () => {
+    const url = await repository();
+    await prepare(url, { prNumber: 1, spareTree: true });
+    await spareBuildsSettled();
+    const second = await prepare(url, { prNumber: 2, branch: 'pr-2', spareTree: true });
+    const shared = (await linkedSharedIndex(second.dir))!;
+    const elsewhere = path.join(path.dirname(second.dir), 'elsewhere');
+    await writeFile(elsewhere, 'not an index');
+    await rm(path.join(second.dir, '.git', shared));
+    await symlink(elsewhere, path.join(second.dir, '.git', shared));
+    const messages: string[] = [];
+    const again = await prepare(url, {
+      prNumber: 2,
+      branch: 'pr-2',
+      spareTree: true,
+      onProgress: (m: string) => messages.push(m),
+    });
+    expect(again.action).toBe('cloned');
+    // (A full checkout takes the shared index in the background once idle: let that finish first.)
+    await spareBuildsSettled();
+    expect(messages.join('\n')).toContain('shares an index from another place');
+    await expectExactly(again.dir, await head('pr-2'));
+  });
+
+  it('the cleaner removes shared indexes no tree links to, and all of them with the store', async () => {
+    const url = await repository();
+    const first = await prepare(url, { prNumber: 1, spareTree: true });
+    const repoDir = path.dirname(first.dir);
+    await spareBuildsSettled();
+    const second = await prepare(url, { prNumber: 2, branch: 'pr-2', spareTree: true });
+    await spareBuildsSettled();
+    const shared = (await linkedSharedIndex(second.dir))!;
+    const dir = sharedIndexDir(repoDir);
+    // A shared index of an earlier head, which no tree links to any more.
+    await writeFile(path.join(dir, 'sharedindex.' + 'a'.repeat(40)), 'old');
+    await writeFile(path.join(dir, 'template.' + 'a'.repeat(40)), 'old');
+    await maintainStore(repoDir);
+    expect((await readdir(dir)).sort()).toEqual(
+      ['current', shared, shared.replace('sharedindex', 'template')].sort(),
+    );
+    await expectExactly(second.dir, second.headSha);
+
+    for (const tree of [first.dir, second.dir]) await rm(tree, { recursive: true, force: true });
+    expect(await maintainStore(repoDir)).toEqual({ action: 'removed' });
+    expect(await readdir(repoDir).catch(() => [])).not.toContain('.store');
+  });
+});

@@ -21,6 +21,7 @@ const reviewComment = z.object({
   body: z.string(),
   filePath: z.string().optional(),
   line: z.int().optional(),
+  side: z.enum(['LEFT', 'RIGHT']).optional(),
   diffHunk: z.string().optional(),
   discussionId: z.string().optional(),
   cloneUrl: z.string(),

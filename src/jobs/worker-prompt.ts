@@ -54,7 +54,11 @@ export function buildWorkerPrompt(input: WorkerPromptInput): string {
   ];
   if (comment.commentType === 'review_comment' && comment.filePath) {
     const where = `${comment.filePath}${comment.line ? `:${comment.line}` : ''}`;
-    parts.push('', `The request was written as a review comment on ${where}.`);
+    const old =
+      comment.line && comment.side === 'LEFT'
+        ? ` (the old side of the diff: line ${comment.line} of the file as it was before the pull request)`
+        : '';
+    parts.push('', `The request was written as a review comment on ${where}${old}.`);
     if (comment.diffHunk) parts.push('The diff around it:', fence.wrap('diff-hunk', comment.diffHunk));
   }
   const request = input.request.trim();

@@ -116,6 +116,25 @@ describe('worker prompts', () => {
     );
   });
 
+  it('says when the review comment is on the old side of the diff (a removed line)', () => {
+    const on = (side?: 'LEFT' | 'RIGHT') =>
+      buildWorkerPrompt({
+        pr,
+        comment: makeComment({
+          commentType: 'review_comment',
+          filePath: 'src/a.ts',
+          line: 3,
+          ...(side ? { side } : {}),
+        }),
+        request: 'why was this removed?',
+      });
+    expect(on('LEFT')).toContain(
+      'review comment on src/a.ts:3 (the old side of the diff: line 3 of the file as it was before the pull request).',
+    );
+    expect(on('RIGHT')).toContain('review comment on src/a.ts:3.');
+    expect(on()).toContain('review comment on src/a.ts:3.');
+  });
+
   it('asks what to do when the request is empty', () => {
     const prompt = buildWorkerPrompt({ pr, comment: makeComment(), request: '  ' });
     expect(prompt).toContain('change nothing and ask what they need');

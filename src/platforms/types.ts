@@ -325,6 +325,11 @@ export interface ReviewComment {
   /** Inline comments only. */
   filePath?: string;
   line?: number;
+  /**
+   * The side of the diff `line` is numbered on, when the platform says: LEFT = the old (base) file,
+   * e.g. a comment on a removed line; RIGHT = the new file. Absent: not reported (read as RIGHT).
+   */
+  side?: DiffSide;
   diffHunk?: string;
   /** GitLab discussion of the note; GitHub: id of the review comment a reply belongs to. */
   discussionId?: string;

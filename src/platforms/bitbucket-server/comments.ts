@@ -8,7 +8,7 @@
  * the project's form (`fromWire`).
  */
 import { fromWire } from '../wire-markers.js';
-import type { ExistingComment, ReviewThread } from '../types.js';
+import type { DiffSide, ExistingComment, ReviewThread } from '../types.js';
 import { repoParams, type BitbucketServerClient } from './client.js';
 import type { BitbucketServerCall } from './errors.js';
 import { Activity, Comment, type CommentShape } from './schemas.js';
@@ -21,7 +21,7 @@ export interface ServerComment {
   body: string;
   author: string;
   createdAt: string;
-  inline?: { path: string; line?: number; side?: 'RIGHT' | 'LEFT' };
+  inline?: { path: string; line?: number; side?: DiffSide };
   /** Id of the comment this one replies to. */
   parentId?: number;
   resolved: boolean;
@@ -32,10 +32,24 @@ export function loginOf(user: { name?: string | undefined; slug?: string | undef
   return user?.name ?? user?.slug ?? '';
 }
 
-/** The side of an anchor: `FROM` (old file) is LEFT, `TO` (new file) RIGHT. */
-function sideOf(anchor: CommentShape['anchor']): 'LEFT' | 'RIGHT' {
-  if (anchor?.fileType === 'FROM' || anchor?.lineType === 'REMOVED') return 'LEFT';
-  return 'RIGHT';
+/** The fields of a Data Center comment anchor that place it on a line (REST and webhook alike). */
+export interface AnchorLineFields {
+  line?: number | null | undefined;
+  lineType?: string | null | undefined;
+  fileType?: string | null | undefined;
+}
+
+/**
+ * The line of a Data Center comment anchor and the side it is numbered on: `fileType` `FROM` (the
+ * source, i.e. old, file; a `REMOVED` line is always there) is LEFT, `TO` (the new file) RIGHT.
+ * Undefined when the anchor has no line (a comment on the whole file) or there is no anchor.
+ */
+export function anchorLine(
+  anchor: AnchorLineFields | null | undefined,
+): { line: number; side: DiffSide } | undefined {
+  if (!anchor?.line) return undefined;
+  const left = anchor.fileType === 'FROM' || anchor.lineType === 'REMOVED';
+  return { line: anchor.line, side: left ? 'LEFT' : 'RIGHT' };
 }
 
 /** Every comment of pull request `id` (replies included), oldest first. */
@@ -71,7 +85,7 @@ export async function listServerComments(
           ? {
               inline: {
                 path: where.path,
-                ...(where.line ? { line: where.line, side: sideOf(where) } : {}),
+                ...anchorLine(where),
               },
             }
           : {}),

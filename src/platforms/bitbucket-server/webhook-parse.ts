@@ -2,15 +2,16 @@
  * Bitbucket Data Center webhook payload → ReviewComment (CONTRACT §6–§7). Pure; never throws; what
  * it does not handle comes back as `{ kind: 'ignored', reason }`. The event is `X-Event-Key`:
  * - `pr:comment:added` → a general comment (`issue_comment`), or an inline one (`review_comment`
- *   with path and line when the comment has an `anchor`); `discussionId` = the comment itself, so
- *   the reply is posted under it, in its thread (`parent: {id}`);
+ *   with path, line and side when the comment has an `anchor`: `fileType` `FROM` = a line of the old
+ *   file, LEFT, else RIGHT, as the REST read path); `discussionId` = the comment itself, so the
+ *   reply is posted under it, in its thread (`parent: {id}`);
  * - `pr:opened` → lifecycle `pr_opened`; `pr:from_ref_updated` (the source branch moved) →
  *   lifecycle `pr_push`.
  * Data Center reports full 40-character hashes: `headSha` is the source ref's `latestCommit`.
  */
 import type { EventType, ReviewComment, WebhookParseResult } from '../types.js';
 import { checkPayload, ignored } from '../webhook-parse-helpers.js';
-import { loginOf } from './comments.js';
+import { anchorLine, loginOf } from './comments.js';
 import { ServerCommentEvent, ServerPullRequestEvent } from './webhook-schema.js';
 
 const LIFECYCLE: ReadonlyMap<string, EventType> = new Map<string, EventType>([
@@ -55,7 +56,7 @@ export function parseBitbucketServerWebhook(
       authorUsername: loginOf(comment.author ?? checked.data.actor),
       body: comment.text ?? '',
       ...(anchor ? { filePath: anchor.path } : {}),
-      ...(anchor?.line ? { line: anchor.line } : {}),
+      ...anchorLine(anchor),
       discussionId: String(comment.id),
       eventType: 'comment',
     };

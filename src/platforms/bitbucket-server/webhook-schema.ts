@@ -55,6 +55,9 @@ export const ServerCommentEvent = ServerPullRequestEvent.extend({
       .object({
         path: z.string().refine(isRepoFilePath, 'not a repository file path'),
         line: z.number().int().positive().nullish(),
+        // `FROM`: `line` is numbered in the source (old) file; `TO`: in the new one.
+        lineType: z.enum(['ADDED', 'REMOVED', 'CONTEXT']).nullish(),
+        fileType: z.enum(['FROM', 'TO']).nullish(),
       })
       .nullish(),
   }),

@@ -73,7 +73,51 @@ describe('Bitbucket Data Center webhooks', () => {
       }),
     );
     expect(inline).toMatchObject({
-      comment: { commentType: 'review_comment', filePath: 'src/a.ts', line: 4, discussionId: '6' },
+      comment: {
+        commentType: 'review_comment',
+        filePath: 'src/a.ts',
+        line: 4,
+        side: 'RIGHT',
+        discussionId: '6',
+      },
+    });
+  });
+
+  it('an inline comment on the old file (fileType FROM, e.g. a removed line) is on the LEFT side', () => {
+    const inline = (id: number, anchor: { line: number; lineType: string; fileType: string }) =>
+      parse(
+        'pr:comment:added',
+        commentHook(PR, {
+          id,
+          text: '@rb why was this removed?',
+          author: 'alice',
+          anchor: { path: 'src/a.ts', ...anchor },
+        }),
+      );
+    const place = (result: ReturnType<typeof parse>) =>
+      result.kind === 'event'
+        ? { filePath: result.comment.filePath, line: result.comment.line, side: result.comment.side }
+        : result;
+    expect(place(inline(8, { line: 3, lineType: 'REMOVED', fileType: 'FROM' }))).toEqual({
+      filePath: 'src/a.ts',
+      line: 3,
+      side: 'LEFT',
+    });
+    // A context line can be commented on either side; FROM numbers it in the old file.
+    expect(place(inline(9, { line: 12, lineType: 'CONTEXT', fileType: 'FROM' }))).toEqual({
+      filePath: 'src/a.ts',
+      line: 12,
+      side: 'LEFT',
+    });
+    expect(place(inline(10, { line: 12, lineType: 'CONTEXT', fileType: 'TO' }))).toEqual({
+      filePath: 'src/a.ts',
+      line: 12,
+      side: 'RIGHT',
+    });
+    expect(place(inline(11, { line: 4, lineType: 'ADDED', fileType: 'TO' }))).toEqual({
+      filePath: 'src/a.ts',
+      line: 4,
+      side: 'RIGHT',
     });
   });
 

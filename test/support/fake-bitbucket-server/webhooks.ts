@@ -78,7 +78,10 @@ export function pullRequestHook(pr: HookPullRequest, actor: string, eventKey = '
   };
 }
 
-/** `pr:comment:added` (`parentId` for a reply; `anchor` for an inline comment). */
+/**
+ * `pr:comment:added` (`parentId` for a reply; `anchor` for an inline comment, sent with the fields
+ * Data Center adds: `srcPath` (= `path` unless given), `fromHash`/`toHash`, `diffType`, `orphaned`).
+ */
 export function commentHook(
   pr: HookPullRequest,
   comment: {
@@ -86,9 +89,17 @@ export function commentHook(
     text: string;
     author: string;
     parentId?: number;
-    anchor?: { path: string; line: number; lineType: string; fileType: string };
+    anchor?: { path: string; srcPath?: string; line: number; lineType: string; fileType: string };
   },
 ) {
+  const anchor = comment.anchor && {
+    fromHash: pr.baseSha,
+    toHash: pr.headSha,
+    srcPath: comment.anchor.path,
+    ...comment.anchor,
+    diffType: 'EFFECTIVE',
+    orphaned: false,
+  };
   return {
     ...pullRequestHook(pr, comment.author, 'pr:comment:added'),
     comment: {
@@ -101,7 +112,7 @@ export function commentHook(
       updatedDate: 1700000000000,
       comments: [],
       tasks: [],
-      ...(comment.anchor ? { anchor: { ...comment.anchor, diffType: 'EFFECTIVE' } } : {}),
+      ...(anchor ? { anchor } : {}),
     },
     ...(comment.parentId !== undefined ? { commentParentId: comment.parentId } : {}),
   };

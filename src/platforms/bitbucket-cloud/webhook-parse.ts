@@ -2,7 +2,8 @@
  * Bitbucket Cloud webhook payload → ReviewComment (CONTRACT §6–§7). Pure; never throws; what it does
  * not handle comes back as `{ kind: 'ignored', reason }`. The event is `X-Event-Key`:
  * - `pullrequest:comment_created` → a conversation comment (`issue_comment`), or an inline one
- *   (`review_comment` with path and line; `discussionId` = the comment it answers, its
+ *   (`review_comment` with path, line and side: `inline.to` → RIGHT, only `from` → LEFT, the
+ *   old file's line; `discussionId` = the comment it answers, its
  *   `parent`, which for a reply to a reply is not the thread's top comment: jobs that need the
  *   thread walk up with `locateComment`);
  * - `pullrequest:created` → lifecycle `pr_opened`; `pullrequest:updated` → lifecycle `pr_push`.
@@ -74,7 +75,7 @@ export function parseBitbucketWebhook(
       ...named(displayNameOf(comment.user ?? checked.data.actor)),
       body: comment.content.raw ?? '',
       ...(inline ? { filePath: inline.path } : {}),
-      ...(inline && line ? { line } : {}),
+      ...(inline && line ? { line, side: inline.to ? 'RIGHT' : 'LEFT' } : {}),
       ...(inline ? { discussionId: String(comment.parent?.id ?? comment.id) } : {}),
       eventType: 'comment',
     };

@@ -67,9 +67,21 @@ describe('Bitbucket Cloud webhooks', () => {
       'pullrequest:comment_created',
       commentHook(PR, { id: 6, raw: 'x', author: 'alice', inline: { path: 'src/a.ts', from: 4 } }),
     );
+    // Only `from` set: a comment on a removed line, numbered in the old file.
     expect(inline).toMatchObject({
-      comment: { commentType: 'review_comment', filePath: 'src/a.ts', line: 4, discussionId: '6' },
+      comment: {
+        commentType: 'review_comment',
+        filePath: 'src/a.ts',
+        line: 4,
+        side: 'LEFT',
+        discussionId: '6',
+      },
     });
+    const added = parse(
+      'pullrequest:comment_created',
+      commentHook(PR, { id: 9, raw: 'x', author: 'alice', inline: { path: 'src/a.ts', from: 3, to: 5 } }),
+    );
+    expect(added).toMatchObject({ comment: { line: 5, side: 'RIGHT' } });
   });
 
   it('names an author by account id, never by nickname (nicknames are not unique)', () => {

@@ -68,6 +68,7 @@ describe('GitHub webhook parsing', () => {
         body: payload.comment.body,
         filePath: payload.comment.path,
         line: 265,
+        side: 'RIGHT',
         diffHunk: payload.comment.diff_hunk,
         discussionId: String(payload.comment.id),
         cloneUrl: payload.pull_request.head.repo.clone_url,
@@ -90,6 +91,18 @@ describe('GitHub webhook parsing', () => {
     });
   });
 
+  it('keeps the old-file side of a comment on a removed line', () => {
+    const payload = githubExample('pull_request_review_comment', 'created', (p) => p.comment.line === 265);
+    // GitHub numbers a LEFT comment's line (and original_line) in the base file.
+    Object.assign(payload.comment, { side: 'LEFT', line: 7, original_line: 7 });
+    const result = deliver('pull_request_review_comment', payload);
+    expect(result.kind === 'event' && result.comment).toMatchObject({
+      filePath: payload.comment.path,
+      line: 7,
+      side: 'LEFT',
+    });
+  });
+
   it('leaves line out when GitHub reports none (position-only comment)', () => {
     const payload = githubExample(
       'pull_request_review_comment',
@@ -99,6 +112,7 @@ describe('GitHub webhook parsing', () => {
     const result = deliver('pull_request_review_comment', payload);
     expect(result.kind).toBe('event');
     expect(result.kind === 'event' && 'line' in result.comment).toBe(false);
+    expect(result.kind === 'event' && 'side' in result.comment).toBe(false);
   });
 
   it('turns a submitted review with a body into a review', () => {

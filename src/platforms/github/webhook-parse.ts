@@ -66,6 +66,7 @@ function parseReviewComment(body: Record<string, unknown>, deliveryId: string): 
   if (!checked.ok) return checked.result;
   const { comment, pull_request: pr, repository, sender } = checked.data;
   const line = comment.line ?? comment.original_line ?? undefined;
+  const side = comment.side === 'LEFT' || comment.side === 'RIGHT' ? comment.side : undefined;
   const result: ReviewComment = {
     platform: 'github',
     repoFullName: repository.full_name,
@@ -76,6 +77,7 @@ function parseReviewComment(body: Record<string, unknown>, deliveryId: string): 
     body: comment.body ?? '',
     filePath: comment.path,
     ...(line !== undefined ? { line } : {}),
+    ...(line !== undefined && side ? { side } : {}),
     ...(comment.diff_hunk ? { diffHunk: comment.diff_hunk } : {}),
     // Replies on GitHub attach to the thread's root comment, never to a reply.
     discussionId: comment.in_reply_to_id ?? comment.id,
@@ -136,7 +138,7 @@ function parsePullRequest(
  * `X-GitHub-Delivery` header or `''`) into a ReviewComment:
  * - `issue_comment` `created` on a pull request → `issue_comment` (no branch/SHA/clone URL: empty);
  * - `pull_request_review_comment` `created` → `review_comment` with `filePath`, `line` (`line ??
- *   original_line`), `diffHunk`, `discussionId` = the thread's root comment id;
+ *   original_line`) and its `side` (`LEFT` = old file), `diffHunk`, `discussionId` = the thread's root comment id;
  * - `pull_request_review` `submitted` with a non-blank body → `review`;
  * - `pull_request` `opened`/`synchronize`/`reopened`/`ready_for_review` → `lifecycle` with eventType
  *   `pr_opened`/`pr_push`/`pr_reopened`/`pr_ready_for_review` (drafts included), author = sender.

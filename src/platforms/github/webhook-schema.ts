@@ -88,6 +88,7 @@ const Line = z.int().positive();
 
 /**
  * `pull_request_review_comment`: `line` is null on outdated comments (then `original_line`);
+ * `side` is the side of the diff both are numbered on (`LEFT` = old file, a removed line);
  * `in_reply_to_id` names the thread's root comment of a reply.
  */
 export const ReviewCommentEvent = z.object({
@@ -97,6 +98,7 @@ export const ReviewCommentEvent = z.object({
     path: z.string().refine(isRepoFilePath, 'not a relative file path'),
     line: Line.nullish(),
     original_line: Line.nullish(),
+    side: z.string().nullish(),
     diff_hunk: z.string().nullish(),
     in_reply_to_id: GitHubId.nullish(),
     user: Account.nullish(),

@@ -32,7 +32,7 @@ function parseNote(body: Record<string, unknown>, deliveryId: string): WebhookPa
     authorUsername: user.username,
     body: note.note ?? '',
     ...(isDiffNote && path ? { filePath: path } : {}),
-    ...(isDiffNote && line !== undefined ? { line } : {}),
+    ...(isDiffNote && line !== undefined ? { line, side: note.position?.new_line ? 'RIGHT' : 'LEFT' } : {}),
     ...(note.discussion_id ? { discussionId: note.discussion_id } : {}),
     cloneUrl: mr.source?.git_http_url ?? project.git_http_url ?? '',
     deliveryId,
@@ -87,7 +87,7 @@ function parseMergeRequest(body: Record<string, unknown>, deliveryId: string): W
  * Parses one GitLab webhook delivery into a ReviewComment:
  * - `Note Hook` on a merge request (`noteable_type` `MergeRequest`), created (not edited), not a
  *   system note → a DiffNote becomes a `review_comment` with `filePath`/`line` from its position
- *   (`new_line`, else `old_line`), any other note an `issue_comment`; both carry `discussionId`
+ *   (`new_line` → side RIGHT, else `old_line` → LEFT: a removed line), any other note an `issue_comment`; both carry `discussionId`
  *   so a reply lands in the note's discussion;
  * - `Merge Request Hook` action `open` → `pr_opened`, `reopen` → `pr_reopened`, `update` with
  *   `oldrev` (new commits) → `pr_push`, `update` turning a draft ready → `pr_ready_for_review`.

@@ -84,16 +84,19 @@ describe('GitLab webhook parsing', () => {
         commentType: 'review_comment',
         filePath: 'lib/parser.rb',
         line: 27,
+        side: 'RIGHT',
         discussionId: '6a9c1750b37d513a43987b574953fceb50b03ce7',
         body: '@review-bot is this loop bounded?',
       },
     });
   });
 
-  it('takes old_line for a DiffNote on a removed line', () => {
+  it('takes old_line and the LEFT side for a DiffNote on a removed line', () => {
     const hook = diffNoteHook() as { object_attributes: { position: Record<string, unknown> } };
     Object.assign(hook.object_attributes.position, { new_line: null, old_line: 12 });
-    expect(parse('Note Hook', hook)).toMatchObject({ comment: { line: 12, filePath: 'lib/parser.rb' } });
+    expect(parse('Note Hook', hook)).toMatchObject({
+      comment: { line: 12, side: 'LEFT', filePath: 'lib/parser.rb' },
+    });
   });
 
   it('falls back to object_kind without the event header', () => {

@@ -1,15 +1,16 @@
 /**
  * The fake Azure DevOps rejects what Azure DevOps rejects: requests without the PAT (401), an
  * api-version other than 7.1 (400), a thread whose lines are outside the iteration's changes, whose
- * `filePath` lacks the leading `/`, or whose `changeTrackingId` is another file's (400); and it
- * serves the resource locations `azure-devops-node-api` discovers its routes from.
+ * `filePath` lacks the leading `/`, whose `changeTrackingId` is another file's, or whose
+ * `iterationContext` the service would not place its lines in (400, Azure's error body); it serves
+ * the resource locations `azure-devops-node-api` discovers its routes from.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reviewLines } from '../../e2e/cli-fixture.js';
-import { createDiffScenario, type DiffScenario } from '../git-fixtures.js';
+import { commitToBranch, createDiffScenario, type DiffScenario } from '../git-fixtures.js';
 import { startFakeAzureDevOps, type FakeAzureDevOps } from './index.js';
 
 const TOKEN = 'fake-ado-test-pat';
@@ -81,5 +82,84 @@ describe('fake Azure DevOps', () => {
     };
     expect((await post({ comments, threadContext: ok, pullRequestThreadContext: wrongId })).status).toBe(400);
     expect(ado.threads('Fabrikam', 'widgets', 7)).toHaveLength(1);
+  });
+
+  describe('after a second push (two iterations)', () => {
+    let second: DiffScenario;
+    const threadsOf9 = () =>
+      `${ado.collectionUrl}/Fabrikam/_apis/git/repositories/gadgets/pullRequests/9/threads`;
+    const left = () => {
+      const lines = reviewLines(second);
+      return {
+        filePath: `/${lines.left.path}`,
+        leftFileStart: { line: lines.left.line, offset: 1 },
+        leftFileEnd: { line: lines.left.line, offset: 1 },
+      };
+    };
+    const postAt = (firstComparingIteration: number, secondComparingIteration: number) =>
+      fetch(threadsOf9(), {
+        method: 'POST',
+        headers: { authorization: AUTH, accept: JSON_71, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          comments: [{ parentCommentId: 0, content: 'Removed on purpose?', commentType: 1 }],
+          status: 1,
+          threadContext: left(),
+          pullRequestThreadContext: {
+            iterationContext: { firstComparingIteration, secondComparingIteration },
+          },
+        }),
+      });
+
+    beforeAll(async () => {
+      second = createDiffScenario(path.join(root, 'repos-2'), 'acme/gadgets');
+      ado.addPullRequest({
+        project: 'Fabrikam',
+        repo: 'gadgets',
+        id: 9,
+        bareRepoPath: second.bareRepoPath,
+        headBranch: second.head,
+        baseBranch: second.base,
+      });
+      await ado.pullRequestJson('Fabrikam', 'gadgets', 9); // iteration 1
+      commitToBranch(second.bareRepoPath, {
+        branch: second.head,
+        message: 'Add notes',
+        changes: { write: { 'docs/notes.md': 'Notes.\n' } },
+      });
+      await ado.pullRequestJson('Fabrikam', 'gadgets', 9); // iteration 2
+    });
+
+    it('places a removed line compared latest with latest (left side = merge base)', async () => {
+      const res = await postAt(2, 2);
+      expect(res.status).toBe(200);
+      expect(ado.threads('Fabrikam', 'gadgets', 9).map((t) => t.threadContext)).toEqual([left()]);
+    });
+
+    it("refuses it compared 1 → latest: the left side is then iteration 1's head, where the line is unchanged", async () => {
+      const res = await postAt(1, 2);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        $id: '1',
+        innerException: null,
+        message: expect.stringMatching(/not in the changes from iteration 1 to 2/),
+        typeKey: 'InvalidArgumentValueException',
+        errorCode: 0,
+      });
+    });
+
+    it.each([
+      [0, 2],
+      [1, 3],
+      [3, 3],
+      [2, 1],
+    ])('refuses iterationContext %i → %i (outside 1..2, or first after second)', async (a, b) => {
+      const res = await postAt(a, b);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toMatch(/^iterationContext: /);
+    });
+
+    it('stores none of the refused threads', () => {
+      expect(ado.threads('Fabrikam', 'gadgets', 9)).toHaveLength(1);
+    });
   });
 });

@@ -5,11 +5,14 @@
  * library builds every URL from these route templates and negotiates the api-version from them),
  * `GET _apis/connectionData`, then pull requests, iterations and their changes, items, threads and
  * comments, statuses, merge bases and commit diffs. Azure DevOps' rules on top: Basic auth with the
- * PAT, or Bearer with a pipeline's job access token (`scheme: 'bearer'`) (401 otherwise), the `api-version` in the Accept header must be 7.1 (400 otherwise), a thread's
- * `filePath` starts with `/` and its lines lie in the iteration's changes on their side, its
- * `changeTrackingId` is the file's. Collections are wrapped `{count, value}`; enums go out as
- * strings and come in as numbers or strings (the library sends numbers). Repositories are served
- * over git smart HTTP at `<collection>/<project>/_git/<repo>`.
+ * PAT, or Bearer with a pipeline's job access token (`scheme: 'bearer'`) (401 otherwise), the
+ * `api-version` in the Accept header must be 7.1 (400 otherwise), a thread's `filePath` starts
+ * with `/`, its `iterationContext` names a comparison the service would place its lines in and its
+ * lines lie in those changes on their side (anchors.ts), its `changeTrackingId` is the file's;
+ * errors come as Azure's `WrappedException` bodies. Item contents are recorded (`itemReads`), large
+ * ones streamed, so a download cut short shows. Collections are wrapped `{count, value}`; enums go
+ * out as strings and come in as numbers or strings (the library sends numbers). Repositories are
+ * served over git smart HTTP at `<collection>/<project>/_git/<repo>`.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -23,10 +26,15 @@ import type {
   AddPullRequest,
   FakeAzureOptions,
   GitRequest,
+  ItemRead,
   RecordedRequest,
   StoredThread,
   Violation,
 } from './types.js';
+
+/** Item bodies larger than this (bytes) are streamed in `ITEM_CHUNK_BYTES` chunks, one per tick. */
+export const STREAMED_ITEM_BYTES = 1024 * 1024;
+const ITEM_CHUNK_BYTES = 64 * 1024;
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -59,7 +67,31 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
   const requests: RecordedRequest[] = [];
   const gitRequests: GitRequest[] = [];
   const violations: Violation[] = [];
+  const itemReads: ItemRead[] = [];
   let challenged = false;
+
+  /** Writes an item's `body`, a large one chunk by chunk, recording how much went out. */
+  function sendItem(res: ServerResponse, item: { path: string; version: string }, body: Buffer): void {
+    const read: ItemRead = { ...item, size: body.length, sent: 0, complete: false };
+    itemReads.push(read);
+    res.on('close', () => {
+      read.complete = res.writableFinished;
+    });
+    if (body.length <= STREAMED_ITEM_BYTES) {
+      read.sent = body.length;
+      res.end(body);
+      return;
+    }
+    const next = () => {
+      if (res.destroyed) return;
+      const chunk = body.subarray(read.sent, read.sent + ITEM_CHUNK_BYTES);
+      read.sent += chunk.length;
+      if (read.sent >= body.length) res.end(chunk);
+      else if (res.write(chunk)) setTimeout(next, 1);
+      else res.once('drain', () => setTimeout(next, 1));
+    };
+    next();
+  }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, u: URL): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
@@ -72,7 +104,8 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
       res.writeHead(a.status, {
         'content-type': a.text !== undefined ? 'application/octet-stream' : 'application/json; charset=utf-8',
       });
-      res.end(text);
+      if (a.item) sendItem(res, a.item, Buffer.from(text, 'utf8'));
+      else res.end(text);
     };
     if (req.headers.authorization !== auth) {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="https://dev.azure.com/"' });
@@ -186,6 +219,8 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
     },
     requests,
     gitRequests,
+    /** Item content downloads, in order (see `ItemRead`). */
+    itemReads,
     violations,
     writeRequests: () => requests.filter((r) => r.method !== 'GET' && r.method !== 'OPTIONS'),
     async close() {

@@ -88,11 +88,29 @@ export interface Answer {
   status: number;
   body?: unknown;
   text?: string;
+  /** Set on an item's content: which file at which commit (recorded as an `ItemRead`). */
+  item?: { path: string; version: string };
 }
 
-export const error = (status: number, message: string): Answer => ({
+/**
+ * An error as Azure DevOps answers it: a `WrappedException` body (`$id`, `innerException`,
+ * `message`, `typeName`, `typeKey`, `errorCode`, `eventId`).
+ */
+export const error = (
+  status: number,
+  message: string,
+  typeKey = 'InvalidArgumentValueException',
+): Answer => ({
   status,
-  body: { $id: '1', message, typeKey: 'InvalidArgumentValueException', errorCode: 0 },
+  body: {
+    $id: '1',
+    innerException: null,
+    message,
+    typeName: `Microsoft.TeamFoundation.SourceControl.WebServer.${typeKey}, Microsoft.TeamFoundation.SourceControl.WebServer`,
+    typeKey,
+    errorCode: 0,
+    eventId: 3000,
+  },
 });
 export const wrap = (value: unknown[]): Answer => ({ status: 200, body: { count: value.length, value } });
 export const enumName = (names: string[], v: unknown) =>

@@ -4,7 +4,8 @@
  * statuses, merge bases and commit diffs, answered in the service's wire shapes.
  */
 import { computeDiffFiles, type DiffFile } from '../fake-github/diff.js';
-import { commitsBetween, fileAt, lineInPatch, mergeBase, revParse } from '../fake-bitbucket-cloud/git.js';
+import { commitsBetween, fileAt, mergeBase, revParse } from '../fake-bitbucket-cloud/git.js';
+import { badAnchor } from './anchors.js';
 import {
   changeType,
   enumName,
@@ -102,42 +103,6 @@ export function createRoutes(world: World) {
     };
   }
 
-  /** Why a new thread's context is refused, or undefined. */
-  async function badContext(pull: Pull, body: Record<string, unknown>): Promise<string | undefined> {
-    const ctx = body.threadContext as Record<string, { line?: number; offset?: number } | string> | undefined;
-    if (!ctx) return undefined;
-    const filePath = ctx.filePath;
-    if (typeof filePath !== 'string' || !filePath.startsWith('/'))
-      return 'threadContext.filePath must start with /';
-    const its = await iterate(pull);
-    const prc = body.pullRequestThreadContext as
-      | {
-          changeTrackingId?: number;
-          iterationContext?: { firstComparingIteration?: number; secondComparingIteration?: number };
-        }
-      | undefined;
-    const second = prc?.iterationContext?.secondComparingIteration ?? its.length;
-    const it = its[second - 1];
-    if (!it) return 'iterationContext names no iteration';
-    const files = await changesOf(pull, it);
-    const index = files.findIndex((f) => `/${f.filename}` === filePath);
-    if (index < 0) return 'the file is not among the iteration changes';
-    if (prc?.changeTrackingId !== undefined && prc.changeTrackingId !== index + 1)
-      return 'wrong changeTrackingId';
-    for (const [key, side] of [
-      ['rightFileStart', 'to'],
-      ['rightFileEnd', 'to'],
-      ['leftFileStart', 'from'],
-      ['leftFileEnd', 'from'],
-    ] as const) {
-      const pos = ctx[key];
-      if (pos === undefined) continue;
-      if (typeof pos !== 'object' || !pos.line || !pos.offset) return `${key} needs line and offset`;
-      if (!lineInPatch(files[index], side, pos.line)) return `${key} line ${pos.line} is not in the changes`;
-    }
-    return undefined;
-  }
-
   async function route(method: string, u: URL, body: Record<string, unknown>): Promise<Answer> {
     const path = u.pathname.slice(collection.length);
     if (method === 'GET' && path === '/_apis/connectionData') {
@@ -169,10 +134,11 @@ export function createRoutes(world: World) {
       const type = u.searchParams.get('versionDescriptor.versionType');
       if (type !== '2' && type !== 'commit')
         return error(400, 'versionDescriptor.versionType must be commit');
-      const file = await fileAt(bare, version, (u.searchParams.get('path') ?? '').replace(/^\/+/, ''));
+      const itemPath = (u.searchParams.get('path') ?? '').replace(/^\/+/, '');
+      const file = await fileAt(bare, version, itemPath);
       return file === undefined
         ? error(404, 'TF401174: The item could not be found')
-        : { status: 200, text: file };
+        : { status: 200, text: file, item: { path: itemPath, version } };
     }
     const mb = /^commits\/([0-9a-f]{40})\/mergeBases$/i.exec(rest);
     if (method === 'GET' && mb) {
@@ -242,7 +208,9 @@ export function createRoutes(world: World) {
     }
     if (method === 'GET' && sub === 'threads') return wrap(pull.threads.map(threadJson));
     if (method === 'POST' && sub === 'threads') {
-      const why = await badContext(pull, body);
+      const why = await badAnchor(await iterate(pull), body, (from, to) =>
+        computeDiffFiles(pull.bareRepoPath, from, to),
+      );
       if (why) return error(400, why);
       const comments =
         (body.comments as Array<{ content?: string; parentCommentId?: number }> | undefined) ?? [];

@@ -81,3 +81,21 @@ export interface GitRequest {
   /** True when the Authorization header came without a 401 challenge first (`http.extraHeader`). */
   preemptive: boolean;
 }
+
+/**
+ * One item content download (`GET …/items?path=…`). A body over `STREAMED_ITEM_BYTES` goes out in
+ * chunks, one per timer tick, as a remote service's would arrive, so a client that stops reading
+ * (and closes the connection) is seen not to have taken it whole.
+ */
+export interface ItemRead {
+  /** The file's path, without the leading `/`. */
+  path: string;
+  /** `versionDescriptor.version` (the commit). */
+  version: string;
+  /** The file's size, bytes. */
+  size: number;
+  /** Bytes written to the connection before it ended. */
+  sent: number;
+  /** True once the whole body went out; false when the client closed the connection first. */
+  complete: boolean;
+}

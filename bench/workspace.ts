@@ -16,7 +16,8 @@
  * `.git/index` and the store's shared index left out, against one clone without its index); the
  * spare checkout's `.git` counts, its files do not. `storeFetch` times the store's fetch phase
  * alone (first vs median of 2–10); `gitProfileMs` is the median ms per git subcommand of pull
- * requests 2–10; `laterFromSpare` how many of them were made from the spare checkout. Between
+ * requests 2–10; `laterFromSpare` how many of them were made from the spare checkout;
+ * `sharedUpdate` the median warm update of a tree sharing the index (ms, and against `coldMs`). Between
  * store-mode pull requests the benchmark waits (untimed) for the background spare build, as the
  * review that follows a ready workspace would. Progress goes to stderr. Exit code 0 whether or not
  * the targets are met.
@@ -102,10 +103,10 @@ function* initialCommit(): Generator<string> {
   yield 'done\n';
 }
 
-/** The fast-import stream of one commit on top of the branch changing one file. */
-function* nextCommit(revision: number): Generator<string> {
-  yield `commit refs/heads/${BRANCH}\ncommitter Bench <bench@example.com> ${1700000000 + revision} +0000\n`;
-  yield `${data(`change ${revision}`)}from refs/heads/${BRANCH}^0\n`;
+/** The fast-import stream of one commit on top of `branch` changing one file. */
+function* nextCommit(revision: number, branch = BRANCH): Generator<string> {
+  yield `commit refs/heads/${branch}\ncommitter Bench <bench@example.com> ${1700000000 + revision} +0000\n`;
+  yield `${data(`change ${revision}`)}from refs/heads/${branch}^0\n`;
   yield `M 100644 inline pkg-000/file-000.ts\n${data(fileContent(0, revision))}done\n`;
 }
 
@@ -331,6 +332,28 @@ async function main(): Promise<void> {
     const oneClone = await treeBytes(baseline.oneClone);
     const oneCloneWithoutIndex = oneClone - (await lstat(path.join(baseline.oneClone, 'index'))).size;
     const store = await runMode('store');
+    // Updates of a workspace that shares the repository's index (it takes the store's template
+    // again and checks its files' times before `clean` + `reset`), one new commit each.
+    const sharedUpdates: number[] = [];
+    for (let run = 0; run < WARM_RUNS; run += 1) {
+      await git(bare, ['fast-import', '--quiet', '--done'], nextCommit(100 + run, `pr-${PRS}`));
+      let action = '';
+      sharedUpdates.push(
+        await timed(async () => {
+          action = (
+            await prepareWorkspace({
+              ...options(path.join(root, 'prs-store')),
+              spareTree: true,
+              prNumber: PRS,
+              branch: `pr-${PRS}`,
+            })
+          ).action;
+        }),
+      );
+      if (action !== 'updated') throw new Error(`shared update ${run + 1} did not update (${action})`);
+      process.stderr.write(`shared-index update ${run + 1}: ${sharedUpdates.at(-1)!.toFixed(0)} ms\n`);
+    }
+    await spareBuildsSettled();
     const summary = (m: typeof store) => {
       const later = median(m.times.slice(1));
       const laterBytes = m.bytes.slice(1).reduce((a, b) => a + b, 0);
@@ -367,6 +390,11 @@ async function main(): Promise<void> {
       // how many of them were made from the spare tree.
       gitProfileMs: profile,
       laterFromSpare: fromSpare.slice(1).filter(Boolean).length,
+      // A warm update of a tree sharing the index, median ms and against the cold workspace.
+      sharedUpdate: {
+        medianMs: Math.round(median(sharedUpdates)),
+        ratioToCold: Number((median(sharedUpdates) / coldMs).toFixed(3)),
+      },
       filesPerPr: PR_FILES,
       oneCloneGitBytes: oneClone,
       oneCloneGitBytesWithoutIndex: oneCloneWithoutIndex,

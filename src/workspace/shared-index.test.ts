@@ -2,12 +2,13 @@
  * The repository's shared index (CONTRACT §19, `shared-index.ts`), with real git over real smart
  * HTTP: workspaces made from spare trees and an idle workspace made without one all link one
  * `sharedindex.<hash>` in the store and keep only their own changes in `.git/index`; every tree
- * still shows exactly its head, sees a same-size edit, and fsck stays clean; a busy or dirty tree
- * keeps its own index and its edits; a link to another place makes the workspace unusable; the
- * cleaner removes shared indexes no tree links to and all of them with the store.
+ * still shows exactly its head, sees a same-size edit, and fsck stays clean; the first workspace
+ * shares it at once; an agent's forged file time, skip-worktree bit, planted link or named pipe
+ * neither survives an update nor stalls us; a link to another place makes the workspace unusable;
+ * the cleaner removes shared indexes no tree links to and all of them with the store.
  */
 import { execFile } from 'node:child_process';
-import { lstat, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readFile, readdir, readlink, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -99,7 +100,6 @@ describe('the shared index of a repository', () => {
     const url = await repository();
     const first = await prepare(url, { prNumber: 1, spareTree: true });
     const repoDir = path.dirname(first.dir);
-    const wholeIndex = await indexBytes(first.dir);
     await spareBuildsSettled();
     const trees = [first];
     for (const n of [2, 3, 4]) {
@@ -110,11 +110,12 @@ describe('the shared index of a repository', () => {
     const shared = await linkedSharedIndex(trees[0]!.dir);
     expect(shared).toMatch(/^sharedindex\.[0-9a-f]{40}$/);
     const stored = path.join(sharedIndexDir(repoDir), shared!);
-    expect((await lstat(stored)).size).toBeGreaterThan(wholeIndex / 2);
+    const sharedBytes = (await lstat(stored)).size;
+    expect(sharedBytes).toBeGreaterThan(FILES * 20);
     for (const tree of trees) {
       expect(await linkedSharedIndex(tree.dir)).toBe(shared);
       expect(await readlink(path.join(tree.dir, '.git', shared!))).toBe(stored);
-      expect(await indexBytes(tree.dir)).toBeLessThan(wholeIndex / 5);
+      expect(await indexBytes(tree.dir)).toBeLessThan(sharedBytes / 5);
       await expectExactly(tree.dir, tree.headSha);
     }
     expect(trees[0]!.headSha).toBe(await head('main'));
@@ -136,40 +137,52 @@ describe('the shared index of a repository', () => {
     expect(await linkedSharedIndex(moved.dir)).toBe(shared);
   });
 
-  it('a busy or dirty workspace keeps its own index (and its edits); it takes the shared one when idle and clean', async () => {
+  it('the first workspace of a repository shares the index at once; a forged or hidden edit does not survive an update', async () => {
     const url = await repository();
-    const dirty = await prepare(url, { prNumber: 4, branch: 'pr-4', spareTree: false });
-    await writeFile(path.join(dirty.dir, 'src/dir-1/file-1.ts'), 'export const v1 = 7;\n');
-    // pr-1's job (holding its workspace lock) is still running while the spare and the shared
-    // index are built.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const dir1 = path.join(path.dirname(dirty.dir), 'pr-1');
-    let ready!: (value: Awaited<ReturnType<typeof prepareWorkspace>>) => void;
-    const prepared = new Promise<Awaited<ReturnType<typeof prepareWorkspace>>>(
-      (resolve) => (ready = resolve),
-    );
-    const job = withWorkspaceLock(dir1, async () => {
-      ready(await prepareWorkspace(prepareOptions(fx, url, { prNumber: 1, spareTree: true })));
-      await held;
-    });
-    const first = await prepared;
-    await spareBuildsSettled();
-    expect(await linkedSharedIndex(first.dir)).toBeUndefined();
-    expect(await linkedSharedIndex(dirty.dir)).toBeUndefined();
-    expect(await git(dirty.dir, 'status', '--porcelain')).toBe('M src/dir-1/file-1.ts');
-    release();
-    await job;
-
-    // The next spare build finds pr-1 idle and clean: it takes the shared index, its files intact.
-    await prepare(url, { prNumber: 2, branch: 'pr-2', spareTree: true });
-    await spareBuildsSettled();
+    const first = await prepare(url, { prNumber: 1, spareTree: true });
+    const repoDir = path.dirname(first.dir);
     const shared = await linkedSharedIndex(first.dir);
-    expect(shared).toBeDefined();
+    expect(shared).toMatch(/^sharedindex\./);
     await expectExactly(first.dir, first.headSha);
-    expect(await linkedSharedIndex(dirty.dir)).toBeUndefined();
-    expect(await readFile(path.join(dirty.dir, 'src/dir-1/file-1.ts'), 'utf8')).toBe(
-      'export const v1 = 7;\n',
+    await spareBuildsSettled();
+
+    // An agent writes a same-size edit and gives the file the shared file time, hides another edit
+    // behind skip-worktree, and plants a symbolic link and a named pipe where we read and write.
+    const forged = path.join(first.dir, 'src/dir-5/file-5.ts');
+    await writeFile(forged, 'export const v5 = 9;\n');
+    await utimes(forged, 946_684_800, 946_684_800);
+    await writeFile(path.join(first.dir, 'src/dir-6/file-6.ts'), 'export const v6 = 66;\n');
+    await git(first.dir, 'update-index', '--skip-worktree', 'src/dir-6/file-6.ts');
+    expect(await git(first.dir, 'status', '--porcelain')).toBe('');
+    const victim = path.join(repoDir, 'victim.txt');
+    await writeFile(victim, 'untouched\n');
+    for (let n = 0; n < 64; n += 1) {
+      await symlink(victim, path.join(first.dir, '.git', `shallow.reviewbot-${n}.tmp`)).catch(
+        () => undefined,
+      );
+    }
+    await rm(path.join(first.dir, '.git', 'index'));
+    await execFileAsync('mkfifo', [path.join(first.dir, '.git', 'index')]);
+
+    const again = await prepare(url, { prNumber: 1, spareTree: true });
+    await expectExactly(again.dir, first.headSha);
+    expect(await readFile(forged, 'utf8')).toBe('export const v5 = 5;\n');
+    expect(await readFile(victim, 'utf8')).toBe('untouched\n');
+    // The cleaner's look at the trees' indexes does not hang on a named pipe either.
+    const other = await prepare(url, { prNumber: 2, branch: 'pr-2', spareTree: true });
+    await rm(path.join(other.dir, '.git', 'index'));
+    await execFileAsync('mkfifo', [path.join(other.dir, '.git', 'index')]);
+    expect((await maintainStore(repoDir)).action).toBe('kept');
+
+    // A tree without the shared index (made where spare trees are off) is checked for hidden files.
+    const plain = await prepare(url, { prNumber: 4, branch: 'pr-4', spareTree: false });
+    expect(await linkedSharedIndex(plain.dir)).toBeUndefined();
+    await writeFile(path.join(plain.dir, 'src/dir-1/file-1.ts'), 'hidden\n');
+    await git(plain.dir, 'update-index', '--skip-worktree', 'src/dir-1/file-1.ts');
+    const plainAgain = await prepare(url, { prNumber: 4, branch: 'pr-4', spareTree: false });
+    await expectExactly(plainAgain.dir, await head('pr-4'));
+    expect(await readFile(path.join(plain.dir, 'src/dir-1/file-1.ts'), 'utf8')).toBe(
+      'export const v1 = 1;\n',
     );
   });
 

@@ -17,33 +17,23 @@
  * writes later (the pull request's own changes, an agent's edits) get the current time as always,
  * so git sees every change it saw before.
  *
- * A tree takes the shared index only when all its tracked files hold exactly their index's
- * content: a freshly checked-out spare tree (`spare-tree.ts`), or a workspace made without the
- * spare that is idle (no job holds its locks) and clean (`shareIdleTreeIndexes`). Publishing a new
- * shared index and linking to one run under the store lock, as does removing shared indexes no
- * tree links to (`pruneSharedIndexes`, also run by the cleaner), so a file a tree links to is
- * never removed.
+ * A tree takes the shared index only while no agent has run in it: a spare tree as it is built
+ * (`spare-tree.ts`) and a workspace made by a full checkout right after the checkout
+ * (`shareNewTree`). A tree's own `.git/index` is the agent's to write (a WORKER's sandbox binds the
+ * workspace read-write), so the next update of a tree never trusts it: it takes the store's
+ * template again (`retakeSharedIndex`), and since a tracked file's mtime is all git compares, any
+ * file at `SHARED_FILE_TIME_S` whose change time is later than the end of our last preparation of
+ * the tree (`markTreePrepared`, a record under `.store/trees/` outside every sandbox) gets the
+ * current time, so git compares its content. Publishing a new shared index and linking to one run
+ * under the store lock, as does removing shared indexes no tree's index names
+ * (`pruneSharedIndexes`, also run by the cleaner), so a file a tree uses is never removed.
  */
-import {
-  copyFile,
-  lstat,
-  lutimes,
-  mkdir,
-  readFile,
-  readdir,
-  readlink,
-  rename,
-  rm,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import path from 'node:path';
-import { alternatesProblem } from './alternates.js';
-import { tryWithFileLock } from './file-lock.js';
-import { processWorkspaceLock } from './lock.js';
+import { readRegularFile, writeFileAtomically } from './safe-file.js';
 import { withStoreLock } from './store.js';
-import { PR_DIR, storePaths, workspaceLockDir } from './workspace-path.js';
+import { PR_DIR, storePaths } from './workspace-path.js';
 
 /** Runs hardened git in a directory (`runGit` with a call's options bound). */
 export type SharedIndexGit = (args: string[], cwd: string) => Promise<{ stdout: string; stderr: string }>;
@@ -65,8 +55,8 @@ export const SHARED_STAT_CONFIG = '[core]\n\tcheckStat = minimal\n\ttrustctime =
 const SHARED_INDEX_DIR = 'shared-index';
 const SHARED_NAME = /^sharedindex\.([0-9a-f]{40}|[0-9a-f]{64})$/;
 const CURRENT = 'current';
-/** Concurrent `lutimes` calls when setting a tree's file times. */
-const TIME_CONCURRENCY = 16;
+/** Largest `.git/index` read when looking for the shared index it names, bytes. */
+const MAX_INDEX_BYTES = 256 * 1024 * 1024;
 
 /** The store's shared-index directory of repository directory `repoDir`. */
 export function sharedIndexDir(repoDir: string): string {
@@ -115,34 +105,6 @@ export async function sharedIndexProblem(dir: string): Promise<string | undefine
   return undefined;
 }
 
-/**
- * Sets the modification (and access) time of every file tracked in `dir`'s index to
- * `SHARED_FILE_TIME_S`, without following symbolic links. Paths that are gone are skipped.
- */
-export async function setTrackedFileTimes(dir: string, git: SharedIndexGit): Promise<void> {
-  const { stdout } = await git(['ls-files', '-z'], dir);
-  const files = stdout.split('\0').filter((file) => file !== '');
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const file = files[next]!;
-      next += 1;
-      await lutimes(path.join(dir, file), SHARED_FILE_TIME_S, SHARED_FILE_TIME_S).catch(() => undefined);
-    }
-  };
-  await Promise.all(Array.from({ length: TIME_CONCURRENCY }, worker));
-}
-
-/** Appends `SHARED_STAT_CONFIG` to `dir`'s `.git/config` unless it is there already. */
-export async function addSharedStatConfig(dir: string): Promise<void> {
-  const file = path.join(dir, '.git', 'config');
-  const text = await readFile(file, 'utf8');
-  if (text.includes(SHARED_STAT_CONFIG)) return;
-  const temporary = `${file}.reviewbot-${process.pid}.tmp`;
-  await writeFile(temporary, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${SHARED_STAT_CONFIG}`);
-  await rename(temporary, file);
-}
-
 /** The hash `current` names when its shared index and template exist; otherwise undefined. */
 async function currentSharedIndex(repoDir: string): Promise<string | undefined> {
   const dir = sharedIndexDir(repoDir);
@@ -166,8 +128,9 @@ async function copyAtomically(source: string, file: string): Promise<void> {
  * `SHARED_FILE_TIME_S`) the repository's current shared index: a link `.git/sharedindex.<hash>`
  * and a copy of the template as `.git/index` (the shared index's own commit, so the caller's
  * `git reset --hard` then rewrites only the files that differ from it). Under the store lock and
- * git's `index.lock`. Resolves false when the repository has no shared index yet or a git command
- * holds the tree's index lock.
+ * git's `index.lock`; the tree's other `sharedindex.*` entries go. Resolves false when the
+ * repository has no shared index yet or something holds the tree's index lock; rejects when a
+ * file cannot be written.
  */
 export async function adoptSharedIndex(treeDir: string, repoDir: string): Promise<boolean> {
   return withStoreLock(repoDir, async () => {
@@ -188,8 +151,13 @@ export async function adoptSharedIndex(treeDir: string, repoDir: string): Promis
       await rm(link, { force: true });
       await symlink(path.join(shared, `sharedindex.${hash}`), link);
       await rename(lock, path.join(gitDir, 'index'));
-    } finally {
+    } catch (error) {
       await rm(lock, { force: true });
+      throw error;
+    }
+    // Shared indexes the tree had before (a link to an older one, one git wrote) are unused now.
+    for (const entry of await sharedIndexEntries(gitDir)) {
+      if (entry.name !== `sharedindex.${hash}`) await rm(path.join(gitDir, entry.name), { force: true });
     }
     return true;
   });
@@ -228,9 +196,7 @@ export async function publishSharedIndex(
       if (entry.name !== `sharedindex.${hash}`) await rm(path.join(gitDir, entry.name), { force: true });
     }
     await copyAtomically(path.join(gitDir, 'index'), path.join(shared, `template.${hash}`));
-    const pointer = path.join(shared, CURRENT);
-    await writeFile(`${pointer}.reviewbot-${process.pid}.tmp`, `${hash}\n`);
-    await rename(`${pointer}.reviewbot-${process.pid}.tmp`, pointer);
+    await writeFileAtomically(path.join(shared, CURRENT), `${hash}\n`);
     await pruneSharedIndexes(repoDir);
     return hash;
   });
@@ -241,21 +207,22 @@ export async function publishSharedIndex(
  * index names them.
  */
 async function linkedSharedIndexes(repoDir: string): Promise<Set<string>> {
+  // The store's spare trees first: a spare claimed meanwhile is then found as `pr-<N>`.
   const trees: string[] = [];
-  for (const name of await readdir(repoDir).catch(() => [] as string[])) {
-    if (PR_DIR.test(name)) trees.push(path.join(repoDir, name));
-  }
   const store = storePaths(repoDir).root;
   for (const name of await readdir(store).catch(() => [] as string[])) {
     if (name.startsWith('spare')) trees.push(path.join(store, name));
+  }
+  for (const name of await readdir(repoDir).catch(() => [] as string[])) {
+    if (PR_DIR.test(name)) trees.push(path.join(repoDir, name));
   }
   const linked = new Set<string>();
   for (const tree of trees) {
     const links = (await sharedIndexEntries(path.join(tree, '.git'))).filter((entry) => entry.link);
     if (links.length === 0) continue;
     // A link the tree's index no longer names (git wrote a shared index of its own since) does not
-    // count; an unreadable index keeps every link.
-    const index = await readFile(path.join(tree, '.git', 'index')).catch(() => undefined);
+    // count; an index that is no regular file (an agent's doing) keeps every link.
+    const index = await readRegularFile(path.join(tree, '.git', 'index'), MAX_INDEX_BYTES);
     for (const entry of links) {
       const hash = SHARED_NAME.exec(entry.name)![1]!;
       if (index === undefined || index.includes(Buffer.from(hash, 'hex'))) linked.add(hash);
@@ -280,40 +247,4 @@ export async function pruneSharedIndexes(repoDir: string): Promise<void> {
     const stale = hash === undefined ? name.endsWith('.tmp') : !keep.has(hash);
     if (stale) await rm(path.join(shared, name), { force: true });
   }
-}
-
-/**
- * Gives the repository's current shared index to every `pr-<N>` tree of `repoDir` that has a whole
- * index of its own (made without the spare tree), is idle (no job of any process holds its locks)
- * and clean (no tracked file differs from its index or the index from HEAD): its tracked files
- * get `SHARED_FILE_TIME_S`, it takes the shared index, and `git reset --hard` rewrites the files
- * that differ from the shared index's commit. A tree this cannot take is left as it was. Resolves
- * with how many trees took it; never rejects.
- */
-export async function shareIdleTreeIndexes(repoDir: string, git: SharedIndexGit): Promise<number> {
-  let shared = 0;
-  for (const name of await readdir(repoDir).catch(() => [] as string[])) {
-    if (!PR_DIR.test(name)) continue;
-    const dir = path.join(repoDir, name);
-    if ((await sharedIndexEntries(path.join(dir, '.git'))).length > 0) continue;
-    const took = await processWorkspaceLock
-      .tryRun(dir, () => tryWithFileLock(workspaceLockDir(dir), () => shareTreeIndex(dir, repoDir, git)))
-      .catch(() => undefined);
-    if (took?.ran === true && took.value.ran && took.value.value) shared += 1;
-  }
-  return shared;
-}
-
-async function shareTreeIndex(dir: string, repoDir: string, git: SharedIndexGit): Promise<boolean> {
-  const gitDir = path.join(dir, '.git');
-  if (!(await lstat(gitDir).catch(() => undefined))?.isDirectory()) return false;
-  if ((await alternatesProblem(dir, true)) !== undefined) return false;
-  if ((await sharedIndexEntries(gitDir)).length > 0) return false;
-  const { stdout } = await git(['status', '--porcelain', '--untracked-files=no'], dir);
-  if (stdout !== '') return false;
-  await addSharedStatConfig(dir);
-  await setTrackedFileTimes(dir, git);
-  if (!(await adoptSharedIndex(dir, repoDir))) return false;
-  await git(['reset', '--quiet', '--hard'], dir);
-  return true;
 }

@@ -17,14 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  addSharedStatConfig,
-  adoptSharedIndex,
-  hasOwnSharedIndex,
-  publishSharedIndex,
-  setTrackedFileTimes,
-  shareIdleTreeIndexes,
-} from './shared-index.js';
+import { adoptSharedIndex, hasOwnSharedIndex, publishSharedIndex } from './shared-index.js';
+import { addSharedStatConfig, setTrackedFileTimes } from './shared-index-tree.js';
 import { storePaths } from './workspace-path.js';
 
 /** Runs hardened git in a directory (`runGit` with a call's options bound). */
@@ -165,9 +159,6 @@ async function buildSpare(
       await publishSharedIndex(temporary, repoDir, git);
     }
     await rename(temporary, target);
-    // Workspaces made without a spare (the first of a repository, one made while the spare was being
-    // built) take the shared index once their job is over.
-    await shareIdleTreeIndexes(repoDir, git);
   } finally {
     await rm(temporary, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }

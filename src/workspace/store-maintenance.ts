@@ -82,6 +82,7 @@ export async function maintainStore(
         await rm(paths.gitDir, { recursive: true, force: true, maxRetries: 3 });
         await removeSpareTrees(repoDir, true);
         await rm(sharedIndexDir(repoDir), { recursive: true, force: true, maxRetries: 3 });
+        await rm(path.join(paths.root, 'trees'), { recursive: true, force: true, maxRetries: 3 });
         return true;
       }),
     );

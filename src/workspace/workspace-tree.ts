@@ -5,20 +5,15 @@
  * checked out. A new workspace starts from the repository's spare tree when there is one
  * (`spare-tree.ts`): git then rewrites only the files that differ between the two heads.
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readRegularFile, writeFileAtomically } from './safe-file.js';
+import { retakeSharedIndex, shareNewTree, sharesIndex } from './shared-index-tree.js';
 import { INDEX_CONFIG, claimSpareTree } from './spare-tree.js';
 import type { StoreHead } from './store.js';
 
 /** Runs hardened git in a directory (`runGit` with a call's options bound). */
 export type TreeGit = (args: string[], cwd: string) => Promise<{ stdout: string; stderr: string }>;
-
-/** Writes `content` to `file` through a temporary file and a rename (readers never see half). */
-async function writeAtomically(file: string, content: string): Promise<void> {
-  const temporary = `${file}.reviewbot-${process.pid}.tmp`;
-  await writeFile(temporary, content);
-  await rename(temporary, file);
-}
 
 /**
  * The workspace's `shallow` file: the store's boundary plus the workspace's own entries (a base
@@ -27,10 +22,10 @@ async function writeAtomically(file: string, content: string): Promise<void> {
  */
 export async function writeShallow(dir: string, shallow: string): Promise<void> {
   const file = path.join(dir, '.git', 'shallow');
-  const own = await readFile(file, 'utf8').catch(() => '');
+  const own = (await readRegularFile(file, 16 * 1024 * 1024))?.toString('utf8') ?? '';
   const lines = [...new Set(`${shallow}\n${own}`.split('\n').filter((line) => line !== ''))];
   if (lines.length === 0) await rm(file, { force: true });
-  else await writeAtomically(file, `${lines.join('\n')}\n`);
+  else await writeFileAtomically(file, `${lines.join('\n')}\n`);
 }
 
 /**
@@ -96,8 +91,21 @@ export async function createWorkspace(
     }
   }
   // No template: no sample hooks (hooks never run) and nothing else git does not need.
-  await git(['init', '--quiet', '--template=', `--initial-branch=${branch}`, path.basename(dir)], parent);
-  await setUp(dir, url, branch, head, git);
+  const make = async () => {
+    await git(['init', '--quiet', '--template=', `--initial-branch=${branch}`, path.basename(dir)], parent);
+    await setUp(dir, url, branch, head, git);
+  };
+  await make();
+  if (useSpare) {
+    // Where spare trees are kept, trees share the repository's index (`shared-index.ts`); a tree
+    // that cannot take it is made again with an index of its own.
+    try {
+      await shareNewTree(dir, parent, git);
+    } catch {
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      await make();
+    }
+  }
   return { fromSpare: false };
 }
 
@@ -105,7 +113,7 @@ export async function createWorkspace(
 async function setUp(dir: string, url: string, branch: string, head: StoreHead, git: TreeGit): Promise<void> {
   const gitDir = path.join(dir, '.git');
   const config = path.join(gitDir, 'config');
-  await writeAtomically(config, `${await readFile(config, 'utf8')}${cloneConfigText(url, branch)}`);
+  await writeFileAtomically(config, `${await readFile(config, 'utf8')}${cloneConfigText(url, branch)}`);
   await writeFile(
     path.join(gitDir, 'objects', 'info', 'alternates'),
     `${path.join(head.gitDir, 'objects')}\n`,
@@ -120,10 +128,14 @@ async function setUp(dir: string, url: string, branch: string, head: StoreHead, 
 }
 
 /**
- * Brings a usable workspace to `head.sha`: `git clean -ffdx` runs while the shallow boundary and
- * the tracking ref are written (clean only reads the index), then `git reset --hard`. Cleaning
- * before the reset leaves the same tree as after it, since `reset --hard` overwrites untracked
- * files in its way and removes tracked files the new commit drops.
+ * Brings a usable workspace to `head.sha`. First its index, which an agent may have written, is
+ * made trustworthy: a tree sharing the repository's index takes the store's template again
+ * (`retakeSharedIndex`); another must mark no file skip-worktree (`reset --hard` leaves those as
+ * they are) or assume-unchanged. Then `git clean -ffdx` runs while the shallow boundary and the
+ * tracking ref are written (clean only reads the index), then `git reset --hard`. Cleaning before
+ * the reset leaves the same tree as after it, since `reset --hard` overwrites untracked files in
+ * its way and removes tracked files the new commit drops. Rejects when git fails or the index is
+ * not to be trusted (the caller makes the tree afresh).
  */
 export async function updateWorkspace(
   dir: string,
@@ -131,6 +143,14 @@ export async function updateWorkspace(
   head: StoreHead,
   git: TreeGit,
 ): Promise<void> {
+  // The tree's own index is the agent's to write: a shared tree takes the store's template again;
+  // another must hold no entry that `reset --hard` leaves alone (skip-worktree) or git hides.
+  if (await sharesIndex(dir)) await retakeSharedIndex(dir, path.dirname(dir));
+  else {
+    const { stdout } = await git(['ls-files', '-v', '-z'], dir);
+    if (stdout.split('\0').some((entry) => entry !== '' && !entry.startsWith('H ')))
+      throw new Error('the index marks files skip-worktree or assume-unchanged');
+  }
   const clean = git(['clean', '-ffdxq'], dir);
   const refs = (async () => {
     await writeShallow(dir, head.shallow);

@@ -20,6 +20,7 @@ import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
 import { alternatesProblem } from './alternates.js';
 import { sharedIndexProblem } from './shared-index.js';
+import { markTreePrepared, sharesIndex } from './shared-index-tree.js';
 import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from './store.js';
 import { spareBuildSignal, spareTreesEnabledByDefault, startSpareBuild } from './spare-tree.js';
 import { workspacePath } from './workspace-path.js';
@@ -109,10 +110,6 @@ async function removeDir(dir: string): Promise<void> {
  * Before the first workspace of a base directory is made, workspaces of the older layout are
  * removed (`migrateWorkspaceLayout`, once per base directory).
  *
- * Call it, and use the tree, under `withWorkspaceLock(dir)` as jobs do: with spare trees on, a
- * background build gives the repository's shared index (`shared-index.ts`) to every tree of the
- * repository that no job holds, which briefly rewrites that tree's index.
- *
  * Throws GitError (secret-free message) when the URL carries credentials or is not http(s), the
  * branch name is invalid, or git fails to reach the remote (auth, network, missing branch, time
  * limit, abort); UsageError for an invalid platform, repository name (also one with a `pr-<N>`,
@@ -155,6 +152,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
     progress(`updating workspace of ${label}`);
     try {
       await updateWorkspace(dir, options.branch, head, git);
+      if (await sharesIndex(dir)) await markTreePrepared(dir);
       progress(`workspace of ${label} at ${head.sha}`);
       return { dir, headSha: head.sha, action: 'updated' };
     } catch (error) {
@@ -189,6 +187,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       runGit(args, { cwd, masker: options.masker, timeoutMs: options.timeoutMs, signal: spareBuildSignal() });
     startSpareBuild(repoDir, head.sha, head.gitDir, head.shallow, background);
   }
+  if (await sharesIndex(dir)) await markTreePrepared(dir);
   progress(`workspace of ${label} at ${head.sha}${fromSpare ? ' (from the spare tree)' : ''}`);
   return { dir, headSha: head.sha, action: 'cloned', ...(fromSpare === true ? { fromSpare } : {}) };
 }

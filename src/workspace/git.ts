@@ -129,7 +129,8 @@ export function gitConfigEntries(
 
 /**
  * Builds the environment of one git child: `scrubbedEnv` of `base` (HOME = the OS temp dir), the
- * proxy/CA variables git may need, user/system config ignored, prompts off, C locale, the
+ * proxy/CA variables git may need, user/system config ignored, prompts off, C locale, replace refs
+ * ignored (`GIT_NO_REPLACE_OBJECTS`), the
  * configuration of `gitConfigEntries`, and the two credential variables when `credentials` are given.
  */
 export function buildGitEnv(
@@ -145,6 +146,9 @@ export function buildGitEnv(
   env.GIT_CONFIG_NOSYSTEM = '1';
   env.GIT_CONFIG_GLOBAL = '/dev/null';
   env.LC_ALL = 'C';
+  // A workspace's `.git/refs/replace` is an agent's to write: replacements must never change what
+  // our checkouts, commits or pushes contain (git-replace(1)).
+  env.GIT_NO_REPLACE_OBJECTS = '1';
   const entries = gitConfigEntries(options);
   env.GIT_CONFIG_COUNT = String(entries.length);
   for (const [index, [key, value]] of entries.entries()) {

@@ -4,10 +4,10 @@
  * checkout, and taking it again — never trusting the tree's own index — before each update.
  */
 import { execFile } from 'node:child_process';
-import { lstat, lutimes, mkdir, readFile } from 'node:fs/promises';
+import { lstat, lutimes, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { writeFileAtomically } from './safe-file.js';
+import { readRegularFile, writeFileAtomically } from './safe-file.js';
 import {
   SHARED_FILE_TIME_S,
   SHARED_STAT_CONFIG,
@@ -22,6 +22,8 @@ import { storePaths } from './workspace-path.js';
 const FILE_CONCURRENCY = 32;
 /** Time limit of the look for files changed since the last preparation, ms. */
 const FIND_TIMEOUT_MS = 60_000;
+/** Largest index saved for a tree that does not share the repository's, bytes. */
+const MAX_SAVED_INDEX_BYTES = 256 * 1024 * 1024;
 const execFileAsync = promisify(execFile);
 
 /** The tracked paths of `dir`'s index (`git ls-files -z`). */
@@ -69,7 +71,7 @@ export async function addSharedStatConfig(dir: string): Promise<void> {
 }
 
 /** The record of workspace `dir` (a `pr-<N>` directory) under its store, outside every sandbox. */
-function treeRecord(dir: string): string {
+export function treeRecord(dir: string): string {
   const resolved = path.resolve(dir);
   return path.join(storePaths(path.dirname(resolved)).root, 'trees', path.basename(resolved));
 }
@@ -78,12 +80,43 @@ function treeRecord(dir: string): string {
  * Records that we have just finished preparing workspace `dir` (before any agent runs in it): the
  * record file's modification time, set by the file system that also stamps the tree's files, is
  * the point after which a file at `SHARED_FILE_TIME_S` with a later change time was set so by
- * someone else.
+ * someone else. A tree with an index of its own (not sharing) also has that index saved beside the
+ * record (`<record>.index`), which its next update puts back (`restoreSavedIndex`): its stat data
+ * (change times, inodes) are ours, so git sees every file an agent touched since.
  */
-export async function markTreePrepared(dir: string): Promise<void> {
+export async function markTreePrepared(dir: string, shares: boolean): Promise<void> {
   const record = treeRecord(dir);
   await mkdir(path.dirname(record), { recursive: true });
+  if (shares) await rm(`${record}.index`, { force: true });
+  else {
+    const index = await readRegularFile(path.join(dir, '.git', 'index'), MAX_SAVED_INDEX_BYTES);
+    if (index === undefined) await rm(`${record}.index`, { force: true });
+    else await writeFileAtomically(`${record}.index`, index);
+  }
   await writeFileAtomically(record, `${new Date().toISOString()}\n`);
+}
+
+/**
+ * Puts the index `markTreePrepared` saved for workspace `dir` back as its `.git/index` (git's lock
+ * protocol: `index.lock` created exclusively, renamed over the index). Resolves false when there is
+ * no saved index or the lock is held.
+ */
+export async function restoreSavedIndex(dir: string): Promise<boolean> {
+  const saved = await readRegularFile(`${treeRecord(dir)}.index`, MAX_SAVED_INDEX_BYTES);
+  if (saved === undefined) return false;
+  const lock = path.join(dir, '.git', 'index.lock');
+  try {
+    await writeFile(lock, saved, { flag: 'wx' });
+  } catch {
+    return false;
+  }
+  try {
+    await rename(lock, path.join(dir, '.git', 'index'));
+  } catch (error) {
+    await rm(lock, { force: true });
+    throw error;
+  }
+  return true;
 }
 
 /**
@@ -106,13 +139,36 @@ export async function shareNewTree(dir: string, repoDir: string, git: SharedInde
 }
 
 /**
+ * The entries find(1) prints (`-print0`) when run in `dir` with `args`, as bytes relative to `dir`
+ * (a name need not be UTF-8; `./` removed, `.` itself left out). Rejects when find fails or takes
+ * over `FIND_TIMEOUT_MS`.
+ */
+async function findEntries(dir: string, args: string[]): Promise<Buffer[]> {
+  const { stdout } = await execFileAsync('find', args, {
+    cwd: dir,
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: FIND_TIMEOUT_MS,
+    encoding: 'buffer',
+  });
+  const entries: Buffer[] = [];
+  for (let start = 0; start < stdout.length;) {
+    const end = stdout.indexOf(0, start);
+    const entry = stdout.subarray(start, end === -1 ? stdout.length : end);
+    start = end === -1 ? stdout.length : end + 1;
+    if (entry.length > 2 && entry[0] === 0x2e && entry[1] === 0x2f) entries.push(entry.subarray(2));
+  }
+  return entries;
+}
+
+/**
  * Before workspace `dir` (sharing the repository's index, `sharesIndex`) is updated: its own index,
  * which an agent may have written, is replaced by the store's template, and every tracked file at
  * `SHARED_FILE_TIME_S` whose change time is later than `markTreePrepared`'s record (an agent's
  * edit made to look unchanged; a file of an interrupted preparation) gets the current time, so the
  * caller's `git clean` + `git reset --hard` compare its content (without a record: every file at
- * that time). Resolves with how many files were distrusted; rejects when the template cannot be
- * taken or the look takes over a minute (the caller then makes the tree afresh).
+ * that time); so is every such file beneath a changed directory (a directory renamed into place).
+ * Resolves with how many files were distrusted; rejects when the template cannot be taken or
+ * find(1) fails (an unreadable directory, over a minute) — the caller then makes the tree afresh.
  */
 export async function retakeSharedIndex(dir: string, repoDir: string): Promise<number> {
   if (!(await adoptSharedIndex(dir, repoDir))) throw new Error('the shared index could not be taken');
@@ -123,24 +179,52 @@ export async function retakeSharedIndex(dir: string, repoDir: string): Promise<n
   );
   // find(1) lists what changed since the record (its change time after the record's modification
   // time) in a fraction of the time stat calls from here take; without a record, every file.
-  const { stdout } = await execFileAsync(
-    'find',
-    ['.', '-path', './.git', '-prune', '-o', ...(known ? ['-cnewer', record] : []), '-print0'],
-    { cwd: dir, maxBuffer: 256 * 1024 * 1024, timeout: FIND_TIMEOUT_MS, encoding: 'buffer' },
-  );
-  const changed = stdout
-    .toString('utf8')
-    .split('\0')
-    .filter((file) => file !== '' && file !== '.');
+  const changed = await findEntries(dir, [
+    '.',
+    '-path',
+    './.git',
+    '-prune',
+    '-o',
+    ...(known ? ['-cnewer', record] : []),
+    '-print0',
+  ]);
+  const root = Buffer.from(`${path.resolve(dir)}/`);
   const now = Date.now() / 1000;
   let distrusted = 0;
-  await eachOf(changed, async (file) => {
-    const full = path.join(dir, file);
+  const distrust = async (entry: Buffer) => {
+    const full = Buffer.concat([root, entry]);
     const stat = await lstat(full).catch(() => undefined);
-    if (stat === undefined || stat.isDirectory() || Math.floor(stat.mtimeMs / 1000) !== SHARED_FILE_TIME_S)
-      return;
+    if (stat === undefined || stat.isDirectory()) return false;
+    if (Math.floor(stat.mtimeMs / 1000) !== SHARED_FILE_TIME_S) return true;
     distrusted += 1;
     await lutimes(full, now, now).catch(() => undefined);
+    return true;
+  };
+  // A directory renamed into place (two swapped) changes its own change time, not its files':
+  // every file beneath a changed directory is distrusted too.
+  const directories: Buffer[] = [];
+  await eachOf(changed, async (entry) => {
+    if (!(await distrust(entry))) directories.push(entry);
   });
+  if (directories.length > 0) {
+    const prefixes = directories.map((d) => Buffer.concat([d, Buffer.from('/')]));
+    const files = await findEntries(dir, [
+      '.',
+      '-path',
+      './.git',
+      '-prune',
+      '-o',
+      '!',
+      '-type',
+      'd',
+      '-print0',
+    ]);
+    const beneath = files.filter((file) =>
+      prefixes.some((prefix) => file.subarray(0, prefix.length).equals(prefix)),
+    );
+    await eachOf(beneath, async (entry) => {
+      await distrust(entry);
+    });
+  }
   return distrusted;
 }

@@ -8,7 +8,18 @@
  * the cleaner removes shared indexes no tree links to and all of them with the store.
  */
 import { execFile } from 'node:child_process';
-import { lstat, readFile, readdir, readlink, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  readFile,
+  readdir,
+  readlink,
+  rename,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -184,6 +195,51 @@ describe('the shared index of a repository', () => {
     expect(await readFile(path.join(plain.dir, 'src/dir-1/file-1.ts'), 'utf8')).toBe(
       'export const v1 = 1;\n',
     );
+  });
+
+  it('swapped directories, replace refs, attributes and a commondir do not survive an update either', async () => {
+    const url = await repository();
+    const first = await prepare(url, { prNumber: 1, spareTree: true });
+    await spareBuildsSettled();
+    const dir = first.dir;
+    // Two directories of same-named, same-size files swapped: only the directories change.
+    await rename(path.join(dir, 'src/dir-1'), path.join(dir, 'swap'));
+    await rename(path.join(dir, 'src/dir-2'), path.join(dir, 'src/dir-1'));
+    await rename(path.join(dir, 'swap'), path.join(dir, 'src/dir-2'));
+    // A replace ref giving a file other content, and attributes rewriting line ends.
+    const replacement = (
+      await execFileAsync('sh', ['-c', 'printf "export const v3 = 666;\\n" | git hash-object -w --stdin'], {
+        cwd: dir,
+        env,
+      })
+    ).stdout.trim();
+    const original = await git(dir, 'rev-parse', 'HEAD:src/dir-3/file-3.ts');
+    await git(dir, 'update-ref', `refs/replace/${original}`, replacement);
+    await rm(path.join(dir, 'src/dir-3/file-3.ts'));
+    await mkdir(path.join(dir, '.git', 'info'), { recursive: true });
+    await writeFile(path.join(dir, '.git', 'info', 'attributes'), '*.ts eol=crlf\n');
+
+    const again = await prepare(url, { prNumber: 1, spareTree: true });
+    expect(again.action).toBe('updated');
+    await expectExactly(dir, first.headSha);
+    expect(await readFile(path.join(dir, 'src/dir-1/file-1.ts'), 'utf8')).toBe('export const v1 = 1;\n');
+    expect(await readFile(path.join(dir, 'src/dir-3/file-3.ts'), 'utf8')).toBe('export const v3 = 3;\n');
+
+    // A commondir makes the workspace unusable: it is made afresh.
+    // (pointing at a real repository, so git itself still works there)
+    await writeFile(
+      path.join(dir, '.git', 'commondir'),
+      `${path.join(path.dirname(dir), '.store', 'git')}\n`,
+    );
+    const messages: string[] = [];
+    const remade = await prepare(url, {
+      prNumber: 1,
+      spareTree: true,
+      onProgress: (m: string) => messages.push(m),
+    });
+    expect(remade.action).toBe('cloned');
+    expect(messages.join('\n')).toContain('is unusable');
+    await expectExactly(dir, first.headSha);
   });
 
   it('a head far from the shared index makes a new one; trees on the old one keep it until they go', async () => {

@@ -99,8 +99,16 @@ export async function maintainStore(
     // A spare tree needs none of the dropped refs' objects: claiming it rewrites every file
     // that differs from the new head from that head's objects. Killed builds' leftovers go.
     await removeSpareTrees(repoDir);
-    // Shared indexes no remaining tree links to (their trees were removed) go too.
+    // Shared indexes no remaining tree links to (their trees were removed) go too, and so do the
+    // preparation records of removed trees.
     await pruneSharedIndexes(repoDir);
+    const trees = await prNumbers(repoDir);
+    for (const name of await readdir(path.join(paths.root, 'trees')).catch(() => [] as string[])) {
+      const number = /^pr-([1-9][0-9]*)(\.index)?$/.exec(name)?.[1];
+      if (number === undefined || !trees.has(Number(number))) {
+        await rm(path.join(paths.root, 'trees', name), { force: true });
+      }
+    }
     // A job holding `pr-<N>.lock` may have fetched its head without having made `pr-<N>` yet.
     const present = await prNumbers(repoDir);
     for (const lock of await workspaceLocks(repoDir)) present.add(lock.prNumber);

@@ -8,7 +8,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readRegularFile, writeFileAtomically } from './safe-file.js';
-import { retakeSharedIndex, shareNewTree, sharesIndex } from './shared-index-tree.js';
+import { restoreSavedIndex, retakeSharedIndex, shareNewTree, sharesIndex } from './shared-index-tree.js';
 import { INDEX_CONFIG, claimSpareTree } from './spare-tree.js';
 import type { StoreHead } from './store.js';
 
@@ -130,8 +130,9 @@ async function setUp(dir: string, url: string, branch: string, head: StoreHead, 
 /**
  * Brings a usable workspace to `head.sha`. First its index, which an agent may have written, is
  * made trustworthy: a tree sharing the repository's index takes the store's template again
- * (`retakeSharedIndex`); another must mark no file skip-worktree (`reset --hard` leaves those as
- * they are) or assume-unchanged. Then `git clean -ffdx` runs while the shallow boundary and the
+ * (`retakeSharedIndex`); another gets the index saved at the end of its last preparation back
+ * (`restoreSavedIndex`) and must mark no file skip-worktree (`reset --hard` leaves those as they
+ * are) or assume-unchanged; `.git/info/attributes` goes. Then `git clean -ffdx` runs while the shallow boundary and the
  * tracking ref are written (clean only reads the index), then `git reset --hard`. Cleaning before
  * the reset leaves the same tree as after it, since `reset --hard` overwrites untracked files in
  * its way and removes tracked files the new commit drops. Rejects when git fails or the index is
@@ -145,8 +146,11 @@ export async function updateWorkspace(
 ): Promise<void> {
   // The tree's own index is the agent's to write: a shared tree takes the store's template again;
   // another must hold no entry that `reset --hard` leaves alone (skip-worktree) or git hides.
+  // Attributes an agent wrote (`eol`, `working-tree-encoding`) must not change what we check out.
+  await rm(path.join(dir, '.git', 'info', 'attributes'), { force: true });
   if (await sharesIndex(dir)) await retakeSharedIndex(dir, path.dirname(dir));
   else {
+    await restoreSavedIndex(dir);
     const { stdout } = await git(['ls-files', '-v', '-z'], dir);
     if (stdout.split('\0').some((entry) => entry !== '' && !entry.startsWith('H ')))
       throw new Error('the index marks files skip-worktree or assume-unchanged');

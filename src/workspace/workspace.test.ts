@@ -119,13 +119,26 @@ describe('prepareWorkspace: unusable directories are cloned fresh', () => {
   it('clones again when the local repository is broken', async () => {
     const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
     const { dir } = await prepareWorkspace(options(url));
-    await writeFile(path.join(dir, '.git/index'), 'not an index\n');
+    await writeFile(path.join(dir, '.git/HEAD'), 'not a ref\n');
     await writeFile(path.join(dir, 'stale.txt'), 'x');
     const next = await fx.commit('acme/widgets', { 'b.txt': 'b\n' });
 
     const result = await prepareWorkspace(options(url));
     expect(result).toEqual({ dir, headSha: next, action: 'cloned' });
     expect((await readdir(dir)).sort()).toEqual(['.git', 'a.txt', 'b.txt']);
+  });
+
+  it('puts back the index saved at its last preparation (an agent may have written its own)', async () => {
+    const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
+    const { dir } = await prepareWorkspace(options(url));
+    await writeFile(path.join(dir, '.git/index'), 'not an index\n');
+    await writeFile(path.join(dir, 'stale.txt'), 'x');
+    const next = await fx.commit('acme/widgets', { 'b.txt': 'b\n' });
+
+    const result = await prepareWorkspace(options(url));
+    expect(result).toEqual({ dir, headSha: next, action: 'updated' });
+    expect((await readdir(dir)).sort()).toEqual(['.git', 'a.txt', 'b.txt']);
+    expect(await fx.git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it.each([

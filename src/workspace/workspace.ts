@@ -152,7 +152,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
     progress(`updating workspace of ${label}`);
     try {
       await updateWorkspace(dir, options.branch, head, git);
-      if (await sharesIndex(dir)) await markTreePrepared(dir);
+      await markTreePrepared(dir, await sharesIndex(dir));
       progress(`workspace of ${label} at ${head.sha}`);
       return { dir, headSha: head.sha, action: 'updated' };
     } catch (error) {
@@ -187,7 +187,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       runGit(args, { cwd, masker: options.masker, timeoutMs: options.timeoutMs, signal: spareBuildSignal() });
     startSpareBuild(repoDir, head.sha, head.gitDir, head.shallow, background);
   }
-  if (await sharesIndex(dir)) await markTreePrepared(dir);
+  await markTreePrepared(dir, await sharesIndex(dir));
   progress(`workspace of ${label} at ${head.sha}${fromSpare ? ' (from the spare tree)' : ''}`);
   return { dir, headSha: head.sha, action: 'cloned', ...(fromSpare === true ? { fromSpare } : {}) };
 }
@@ -214,6 +214,15 @@ async function workspaceProblem(dir: string, url: string, git: Git): Promise<str
     }
   } catch {
     return 'not a git repository';
+  }
+  // A `commondir` file makes git take refs, objects and configuration from another directory.
+  if (
+    await lstat(path.join(dir, '.git', 'commondir')).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    return 'takes its repository data from another place (commondir)';
   }
   return (await alternatesProblem(dir, true)) ?? (await sharedIndexProblem(dir));
 }

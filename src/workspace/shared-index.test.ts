@@ -20,10 +20,11 @@ import {
   utimes,
   writeFile,
 } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
+import { plainGitEnv, prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
 import { withWorkspaceLock } from './lock.js';
 import { sharedIndexDir } from './shared-index.js';
 import { spareBuildsSettled } from './spare-tree.js';
@@ -31,10 +32,9 @@ import { maintainStore } from './store-maintenance.js';
 import { prepareWorkspace, type PrepareWorkspaceOptions } from './workspace.js';
 
 const execFileAsync = promisify(execFile);
-const env = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' };
-const git = async (cwd: string, ...args: string[]) =>
-  (await execFileAsync('git', args, { cwd, env })).stdout.trim();
+const env = plainGitEnv(tmpdir());
 let fx: GitFixture;
+const git = (cwd: string, ...args: string[]) => fx.git(cwd, ...args);
 
 beforeEach(async () => {
   fx = await startGitFixture();

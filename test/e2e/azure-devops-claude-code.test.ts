@@ -6,46 +6,29 @@
  * as a service hook edits a file, pushes the commit with the PAT in a header, its Bash sees neither
  * the token nor the header, and the reply lands in the mention's thread. One fixture for both.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commentEvent,
-  sendServiceHook,
-  startFakeAzureDevOps,
-  type FakeAzureDevOps,
-} from '../support/fake-azure-devops/index.js';
-import {
-  startFakeAnthropic,
-  type FakeLlm,
-  type RecordedLlmRequest,
-  type ScriptedReply,
-} from '../support/fake-llm/index.js';
-import { createDiffScenario, gitEnv, type DiffScenario } from '../support/git-fixtures.js';
+import type { FakeAzureDevOps } from '../support/fake-azure-devops/index.js';
+import type { FakeLlm, RecordedLlmRequest, ScriptedReply } from '../support/fake-llm/index.js';
+import type { DiffScenario } from '../support/git-fixtures.js';
 import { runCli } from '../support/run-cli.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
+import {
+  bareGit,
+  BOT,
+  createAzureDevOpsFixture,
+  HOOK_SECRET,
+  PROJECT,
+  REPO,
+  WORKER,
+  type AzureDevOpsFixture,
+} from './azure-devops-fixture.js';
 import { filesContaining, LLM_KEY, reviewLines, reviewScript } from './cli-fixture.js';
 import { waitFor } from './serve-fixture.js';
 
 const TOKEN = 'ado-e2e-claude-code-pat-never-leak-0123';
 /** The header value git sends: a leak of it is a leak of the token. */
 const HEADER = Buffer.from(`:${TOKEN}`).toString('base64');
-const HOOK_USER = 'reviewbot-hooks';
-const HOOK_SECRET = 'ado-hook-secret-claude-code-0123456789';
-const PROJECT = 'Fabrikam';
-const REPO = 'widgets';
-const BOT = 'reviewbot@example.com';
-const WORKER = 'workbot@example.com';
-const ALICE = { id: '11111111-2222-4333-8444-555555555555', uniqueName: 'alice@example.com' };
-
-const run = promisify(execFile);
-async function bareGit(bare: string, args: string[]): Promise<string> {
-  const { stdout } = await run('git', [`--git-dir=${bare}`, ...args], { env: gitEnv() });
-  return stdout.trim();
-}
 
 /** Agent-loop requests get `turns` in order, then a closing text; side requests get text. */
 function routed(turns: ScriptedReply[]): (request: RecordedLlmRequest) => ScriptedReply {
@@ -55,7 +38,7 @@ function routed(turns: ScriptedReply[]): (request: RecordedLlmRequest) => Script
 }
 
 describe('Azure DevOps with the default Claude Code runner', () => {
-  let root: string;
+  let fx: AzureDevOpsFixture;
   let baseDir: string;
   let scenario: DiffScenario;
   let ado: FakeAzureDevOps;
@@ -65,44 +48,19 @@ describe('Azure DevOps with the default Claude Code runner', () => {
   const loop = () => llm.requests.filter((r) => r.toolNames.length > 0);
 
   beforeAll(async () => {
-    root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-ado-cc-'));
-    baseDir = path.join(root, 'workspaces');
-    scenario = createDiffScenario(path.join(root, 'repos'), 'acme/widgets');
-    ado = await startFakeAzureDevOps({ token: TOKEN, botUniqueName: BOT });
-    ado.addPullRequest({
-      project: PROJECT,
-      repo: REPO,
-      id: 7,
-      bareRepoPath: scenario.bareRepoPath,
-      headBranch: scenario.head,
-      baseBranch: scenario.base,
-      title: 'Tune the service constants',
+    fx = await createAzureDevOpsFixture({
+      prefix: 'reviewbot-ado-cc-',
+      token: TOKEN,
+      fake: { botUniqueName: BOT },
     });
-    llm = await startFakeAnthropic({ apiKey: LLM_KEY });
-    env = {
-      AZURE_DEVOPS_TOKEN: TOKEN,
-      AZURE_DEVOPS_URL: ado.collectionUrl,
-      REVIEWER_BOT_USERNAME: BOT,
-      WORKER_BOT_USERNAME: WORKER,
-      WORKSPACE_BASE_DIR: baseDir,
-      ANTHROPIC_API_KEY: LLM_KEY,
-      ANTHROPIC_BASE_URL: llm.url,
-      AGENT_MODEL: 'claude-sonnet-4-6',
-      HOME: root,
-    };
-    server = await startServe({
-      ...env,
-      AZURE_DEVOPS_WEBHOOK_USER: HOOK_USER,
-      AZURE_DEVOPS_WEBHOOK_SECRET: HOOK_SECRET,
-      ALLOWED_USERS: ALICE.uniqueName,
-      CLEANUP_INTERVAL_HOURS: '0',
-    });
+    ({ baseDir, scenario, ado, llm } = fx);
+    const agent = { AGENT_MODEL: 'claude-sonnet-4-6' };
+    env = { ...fx.env, REVIEWER_BOT_USERNAME: BOT, WORKER_BOT_USERNAME: WORKER, ...agent };
+    server = await startServe({ ...fx.serveEnv, ...agent, CLEANUP_INTERVAL_HOURS: '0' });
   });
   afterAll(async () => {
     await server?.stop();
-    await llm?.close();
-    await ado?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('reviewbot review: the agent reads the Azure DevOps checkout, its findings are posted as threads with the summary and status', async () => {
@@ -166,13 +124,8 @@ describe('Azure DevOps with the default Claude Code runner', () => {
       ]),
     );
     const content = `@${WORKER} bump v3 to 302`;
-    const thread = ado.addThread(PROJECT, REPO, 7, ALICE.uniqueName, ALICE.id, content);
-    const pr = await ado.pullRequestJson(PROJECT, REPO, 7);
-    const res = await sendServiceHook(
-      `${server.url}/webhooks/azure-devops`,
-      commentEvent(pr, thread.id, { id: 1, content, author: ALICE }),
-      { user: HOOK_USER, password: HOOK_SECRET },
-    );
+    const { thread, event } = await fx.mention(content);
+    const res = await fx.deliver(server, event);
     expect(res).toMatchObject({ status: 200, json: { status: 'accepted' } });
     const reply = await waitFor(
       () => thread.comments.find((c) => c.content.includes('Bumped v3 to 302 with Claude Code.')),

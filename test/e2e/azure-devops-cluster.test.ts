@@ -5,45 +5,31 @@
  * pull request on the fake Azure DevOps: the `reviewbot/review` status pending → succeeded, one
  * thread per finding and the summary; the WORKER's Job commits, pushes and replies in the thread.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commentEvent,
-  sendServiceHook,
-  startFakeAzureDevOps,
-  type FakeAzureDevOps,
-} from '../support/fake-azure-devops/index.js';
+import type { FakeAzureDevOps } from '../support/fake-azure-devops/index.js';
 import { startFakeKubernetes, type FakeKubernetes } from '../support/fake-k8s/index.js';
-import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
-import { createDiffScenario, gitEnv, type DiffScenario } from '../support/git-fixtures.js';
+import type { FakeLlm } from '../support/fake-llm/index.js';
+import type { DiffScenario } from '../support/git-fixtures.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
+import {
+  bareGit,
+  BOT,
+  createAzureDevOpsFixture,
+  PROJECT,
+  REPO,
+  WORKER,
+  type AzureDevOpsFixture,
+} from './azure-devops-fixture.js';
 import { LLM_KEY, reviewLines } from './cli-fixture.js';
 import { clusterServeEnv, JOB_SECRET, jobIdOf, prOf } from './cluster-fixture.js';
 import { waitFor } from './serve-fixture.js';
 
 const TOKEN = 'ado-e2e-cluster-pat-that-must-never-leak';
-const HOOK_USER = 'hooks';
-const HOOK_SECRET = 'ado-hook-secret-cluster-0123456789';
-const PROJECT = 'Fabrikam';
-const REPO = 'widgets';
-const BOT = 'reviewbot@example.com';
-const WORKER = 'workbot@example.com';
-const ALICE = { id: '11111111-2222-4333-8444-555555555555', uniqueName: 'alice@example.com' };
-
-const run = promisify(execFile);
-async function bareGit(bare: string, args: string[]): Promise<string> {
-  const { stdout } = await run('git', [`--git-dir=${bare}`, ...args], { env: gitEnv() });
-  return stdout.trim();
-}
 
 describe('reviewbot serve in cluster mode on Azure DevOps', () => {
-  let root: string;
+  let fx: AzureDevOpsFixture;
   let scenario: DiffScenario;
   let ado: FakeAzureDevOps;
   let llm: FakeLlm;
@@ -54,36 +40,20 @@ describe('reviewbot serve in cluster mode on Azure DevOps', () => {
 
   /** A thread by Alice on #7 whose comment event is delivered; returns the thread. */
   async function mention(content: string) {
-    const thread = ado.addThread(PROJECT, REPO, 7, ALICE.uniqueName, ALICE.id, content);
-    const pr = await ado.pullRequestJson(PROJECT, REPO, 7);
-    const res = await sendServiceHook(
-      `${server.url}/webhooks/azure-devops`,
-      commentEvent(pr, thread.id, { id: 1, content, author: ALICE }),
-      { user: HOOK_USER, password: HOOK_SECRET },
-    );
+    const { thread, event } = await fx.mention(content);
+    const res = await fx.deliver(server, event);
     expect(res.json).toEqual({ status: 'accepted' });
     return thread;
   }
 
   beforeAll(async () => {
-    root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-ado-cluster-'));
-    scenario = createDiffScenario(path.join(root, 'repos'), 'acme/widgets');
     // A Server-style collection URL (`https://<server>/<collection>`): routes resolve under its path.
-    ado = await startFakeAzureDevOps({
+    fx = await createAzureDevOpsFixture({
+      prefix: 'reviewbot-ado-cluster-',
       token: TOKEN,
-      botUniqueName: BOT,
-      collection: '/tfs/DefaultCollection',
+      fake: { botUniqueName: BOT, collection: '/tfs/DefaultCollection' },
     });
-    ado.addPullRequest({
-      project: PROJECT,
-      repo: REPO,
-      id: 7,
-      bareRepoPath: scenario.bareRepoPath,
-      headBranch: scenario.head,
-      baseBranch: scenario.base,
-      title: 'Tune the service constants',
-    });
-    llm = await startFakeAnthropic({ apiKey: LLM_KEY });
+    ({ scenario, ado, llm } = fx);
     redis = await startRedis();
     store = new Redis(redis.url, { maxRetriesPerRequest: null });
     store.on('error', () => undefined);
@@ -92,14 +62,8 @@ describe('reviewbot serve in cluster mode on Azure DevOps', () => {
       killGraceMs: 500,
     });
     server = await startServe({
-      AZURE_DEVOPS_TOKEN: TOKEN,
-      AZURE_DEVOPS_URL: ado.collectionUrl,
-      AZURE_DEVOPS_WEBHOOK_USER: HOOK_USER,
-      AZURE_DEVOPS_WEBHOOK_SECRET: HOOK_SECRET,
-      REVIEWER_BOT_USERNAME: BOT,
-      WORKER_BOT_USERNAME: WORKER,
-      ALLOWED_USERS: ALICE.uniqueName,
-      ...clusterServeEnv({ root, llmUrl: llm.url, k8s, redisUrl: redis.url }),
+      ...fx.serveEnv,
+      ...clusterServeEnv({ root: fx.root, llmUrl: llm.url, k8s, redisUrl: redis.url }),
     });
   });
   afterAll(async () => {
@@ -107,9 +71,7 @@ describe('reviewbot serve in cluster mode on Azure DevOps', () => {
     store?.disconnect();
     await k8s?.close();
     await redis?.stop();
-    await llm?.close();
-    await ado?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('a mention of the REVIEWER becomes a Job whose pod posts the review on Azure DevOps', async () => {

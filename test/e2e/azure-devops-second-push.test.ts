@@ -8,24 +8,15 @@
  * stopped, not read whole), so it has no inline comment and the receipt lists it as binary, like
  * the scenario's binary file; the review is still posted.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeAzureDevOps, type FakeAzureDevOps } from '../support/fake-azure-devops/index.js';
-import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
-import {
-  commitToBranch,
-  createDiffScenario,
-  SCENARIO_PATHS,
-  type DiffScenario,
-} from '../support/git-fixtures.js';
+import type { FakeAzureDevOps } from '../support/fake-azure-devops/index.js';
+import type { FakeLlm } from '../support/fake-llm/index.js';
+import { commitToBranch, SCENARIO_PATHS, type DiffScenario } from '../support/git-fixtures.js';
 import { runCli } from '../support/run-cli.js';
-import { LLM_KEY, reviewLines, reviewScript } from './cli-fixture.js';
+import { createAzureDevOpsFixture, PROJECT, REPO, type AzureDevOpsFixture } from './azure-devops-fixture.js';
+import { reviewLines, reviewScript } from './cli-fixture.js';
 
 const TOKEN = 'ado-e2ePatThatMustNeverLeak0123456789abcdef';
-const PROJECT = 'Fabrikam';
-const REPO = 'widgets';
 const BIG = 'data/table.txt';
 /** 8 MiB of text lines: well over the 2 MiB a file's text is read up to. */
 const BIG_TEXT = Array.from(
@@ -34,47 +25,24 @@ const BIG_TEXT = Array.from(
 ).join('');
 
 describe('reviewbot review on Azure DevOps after a second push adding a file over 2 MiB', () => {
-  let root: string;
+  let fx: AzureDevOpsFixture;
   let scenario: DiffScenario;
   let ado: FakeAzureDevOps;
   let llm: FakeLlm;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-ado-push2-'));
-    scenario = createDiffScenario(path.join(root, 'repos'), 'acme/widgets');
-    ado = await startFakeAzureDevOps({ token: TOKEN });
-    ado.addPullRequest({
-      project: PROJECT,
-      repo: REPO,
-      id: 7,
-      bareRepoPath: scenario.bareRepoPath,
-      headBranch: scenario.head,
-      baseBranch: scenario.base,
-    });
+    fx = await createAzureDevOpsFixture({ prefix: 'reviewbot-ado-push2-', token: TOKEN });
+    ({ scenario, ado, llm } = fx);
     await ado.pullRequestJson(PROJECT, REPO, 7); // iteration 1: the scenario's head
     commitToBranch(scenario.bareRepoPath, {
       branch: scenario.head,
       message: 'Add the lookup table',
       changes: { write: { [BIG]: BIG_TEXT } },
     });
-    llm = await startFakeAnthropic({ apiKey: LLM_KEY });
-    env = {
-      AZURE_DEVOPS_TOKEN: TOKEN,
-      AZURE_DEVOPS_URL: ado.collectionUrl,
-      WORKSPACE_BASE_DIR: path.join(root, 'workspaces'),
-      AGENT_PROVIDER: 'anthropic',
-      AGENT_MODEL: 'test-model',
-      ANTHROPIC_API_KEY: LLM_KEY,
-      ANTHROPIC_BASE_URL: llm.url,
-      HOME: root,
-    };
+    env = { ...fx.env, AGENT_PROVIDER: 'anthropic', AGENT_MODEL: 'test-model' };
   });
-  afterAll(async () => {
-    await llm?.close();
-    await ado?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => fx?.close());
 
   it('anchors every finding on iteration 2 → 2, the removed line included, and skips the big file', async () => {
     llm.setScript(reviewScript(scenario));

@@ -6,92 +6,57 @@
  * mention's thread, ignores a redelivered event `id`, refuses bad Basic credentials (401), and runs
  * the lifecycle triggers.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commentEvent,
-  pullRequestEvent,
-  sendServiceHook,
-  startFakeAzureDevOps,
-  type FakeAzureDevOps,
-} from '../support/fake-azure-devops/index.js';
-import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
-import { createDiffScenario, gitEnv, type DiffScenario } from '../support/git-fixtures.js';
+import { commentEvent, pullRequestEvent, type FakeAzureDevOps } from '../support/fake-azure-devops/index.js';
+import type { FakeLlm } from '../support/fake-llm/index.js';
+import type { DiffScenario } from '../support/git-fixtures.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
-import { LLM_KEY, reviewScript } from './cli-fixture.js';
+import {
+  bareGit,
+  BOT,
+  createAzureDevOpsFixture,
+  HOOK_SECRET,
+  HOOK_USER,
+  PROJECT,
+  REPO,
+  WORKER,
+  type AzureDevOpsFixture,
+} from './azure-devops-fixture.js';
+import { reviewScript } from './cli-fixture.js';
 import { summaryReply, waitFor } from './serve-fixture.js';
 
 const TOKEN = 'ado-e2e-serve-pat-that-must-never-leak';
-const HOOK_USER = 'reviewbot-hooks';
-const HOOK_SECRET = 'ado-hook-secret-e2e-0123456789';
-const PROJECT = 'Fabrikam';
-const REPO = 'widgets';
-const BOT = 'reviewbot@example.com';
-const WORKER = 'workbot@example.com';
-const ALICE = { id: '11111111-2222-4333-8444-555555555555', uniqueName: 'alice@example.com' };
-
-async function bareGit(bare: string, args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)('git', ['--git-dir', bare, ...args], { env: gitEnv() });
-  return stdout.trim();
-}
 
 describe('reviewbot serve on Azure DevOps', () => {
-  let root: string;
+  let fx: AzureDevOpsFixture;
   let scenario: DiffScenario;
   let ado: FakeAzureDevOps;
   let llm: FakeLlm;
   let server: ServeProcess;
   const hookUrl = () => `${server.url}/webhooks/azure-devops`;
-  const send = (payload: unknown, auth = { user: HOOK_USER, password: HOOK_SECRET }) =>
-    sendServiceHook(hookUrl(), payload, auth);
+  const send = (payload: unknown, auth?: { user: string; password: string }) =>
+    fx.deliver(server, payload, auth);
   /** A thread by Alice on #`id` and its comment event. */
-  async function mention(content: string, id = 7) {
-    const thread = ado.addThread(PROJECT, REPO, id, ALICE.uniqueName, ALICE.id, content);
-    const pr = await ado.pullRequestJson(PROJECT, REPO, id);
-    return { thread, event: commentEvent(pr, thread.id, { id: 1, content, author: ALICE }) };
-  }
+  const mention = (content: string, id = 7) => fx.mention(content, id);
 
   beforeAll(async () => {
-    root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-ado-serve-'));
-    scenario = createDiffScenario(path.join(root, 'repos'), 'acme/widgets');
-    ado = await startFakeAzureDevOps({ token: TOKEN, botUniqueName: BOT });
-    ado.addPullRequest({
-      project: PROJECT,
-      repo: REPO,
-      id: 7,
-      bareRepoPath: scenario.bareRepoPath,
-      headBranch: scenario.head,
-      baseBranch: scenario.base,
-      title: 'Tune the service constants',
+    fx = await createAzureDevOpsFixture({
+      prefix: 'reviewbot-ado-serve-',
+      token: TOKEN,
+      fake: { botUniqueName: BOT },
     });
-    llm = await startFakeAnthropic({ apiKey: LLM_KEY });
+    ({ scenario, ado, llm } = fx);
     server = await startServe({
-      AZURE_DEVOPS_TOKEN: TOKEN,
-      AZURE_DEVOPS_URL: ado.collectionUrl,
-      AZURE_DEVOPS_WEBHOOK_USER: HOOK_USER,
-      AZURE_DEVOPS_WEBHOOK_SECRET: HOOK_SECRET,
-      REVIEWER_BOT_USERNAME: BOT,
-      WORKER_BOT_USERNAME: WORKER,
+      ...fx.serveEnv,
       REVIEWER_TRIGGERS: 'pr_opened,pr_push',
-      ALLOWED_USERS: ALICE.uniqueName,
       AGENT_PROVIDER: 'anthropic',
       AGENT_MODEL: 'claude-test',
-      ANTHROPIC_API_KEY: LLM_KEY,
-      ANTHROPIC_BASE_URL: llm.url,
-      WORKSPACE_BASE_DIR: path.join(root, 'workspaces'),
       CLEANUP_INTERVAL_HOURS: '0',
-      HOME: root,
     });
   });
   afterAll(async () => {
     await server?.stop();
-    await llm?.close();
-    await ado?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('a mention by identity id (@<GUID>, any case) starts the REVIEWER: status pending → succeeded, threads, summary', async () => {

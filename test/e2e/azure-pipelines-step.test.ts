@@ -8,16 +8,16 @@
  * secrets such as `System.AccessToken` only through `env:`), and the built CLI as `reviewbot` on
  * PATH. The job access token is a JWT, which the fake Azure DevOps accepts only as Bearer.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeAzureDevOps, type FakeAzureDevOps } from '../support/fake-azure-devops/index.js';
-import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
-import { createDiffScenario, type DiffScenario } from '../support/git-fixtures.js';
+import type { FakeAzureDevOps } from '../support/fake-azure-devops/index.js';
+import type { FakeLlm } from '../support/fake-llm/index.js';
+import type { DiffScenario } from '../support/git-fixtures.js';
 import { CLI_PATH, runCli, type CliResult } from '../support/run-cli.js';
+import { createAzureDevOpsFixture, PROJECT, REPO, type AzureDevOpsFixture } from './azure-devops-fixture.js';
 import { LLM_KEY, reviewScript } from './cli-fixture.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -25,8 +25,6 @@ const STEP_FILE = path.join(ROOT, 'ci', 'azure-devops', 'azure-pipelines.yml');
 /** A job access token: a JWT (header `{"typ":"JWT","alg":"RS256"}`). */
 const TOKEN =
   'eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.eyJzY3AiOiJhcHBfdG9rZW4ifQ.jobTokenSignatureThatMustNeverLeak';
-const PROJECT = 'Fabrikam';
-const REPO = 'widgets';
 
 interface ScriptStep {
   script: string;
@@ -100,6 +98,7 @@ describe('ci/azure-devops/azure-pipelines.yml', () => {
   });
 
   describe('its script in a pull request validation build', () => {
+    let fx: AzureDevOpsFixture;
     let root: string;
     let bin: string;
     let scenario: DiffScenario;
@@ -110,20 +109,13 @@ describe('ci/azure-devops/azure-pipelines.yml', () => {
     const SECRETS = ['System.AccessToken', 'ANTHROPIC_API_KEY'];
 
     beforeAll(async () => {
-      root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-azure-pipelines-'));
-      scenario = createDiffScenario(path.join(root, 'repos'), 'acme/widgets');
-      ado = await startFakeAzureDevOps({ token: TOKEN, scheme: 'bearer' });
-      ado.addPullRequest({
-        project: PROJECT,
-        repo: REPO,
-        id: 7,
-        bareRepoPath: scenario.bareRepoPath,
-        headBranch: scenario.head,
-        baseBranch: scenario.base,
-        title: 'Tune the service constants',
+      fx = await createAzureDevOpsFixture({
+        prefix: 'reviewbot-azure-pipelines-',
+        token: TOKEN,
+        fake: { scheme: 'bearer' },
         description: '',
       });
-      llm = await startFakeAnthropic({ apiKey: LLM_KEY });
+      ({ root, scenario, ado, llm } = fx);
       // What the image puts on PATH: a `reviewbot` that runs the CLI.
       bin = path.join(root, 'bin');
       mkdirSync(bin);
@@ -160,11 +152,7 @@ describe('ci/azure-devops/azure-pipelines.yml', () => {
         HOME: root,
       };
     });
-    afterAll(async () => {
-      await llm?.close();
-      await ado?.close();
-      if (root) rmSync(root, { recursive: true, force: true });
-    });
+    afterAll(() => fx?.close());
 
     it('without the token it says so, succeeds and sends nothing', async () => {
       const { 'System.AccessToken': _token, ...withoutToken } = variables;

@@ -67,6 +67,12 @@ export interface RunGitOptions {
   signal?: AbortSignal;
   /** Base environment the safe variables are taken from; default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The only object directory git reads and writes (`GIT_OBJECT_DIRECTORY`, git(1)): a workspace
+   * update names its store's, so no object an agent planted in the workspace's `.git/objects` is
+   * checked out.
+   */
+  objectDirectory?: string;
 }
 
 /**
@@ -134,7 +140,7 @@ export function gitConfigEntries(
  * configuration of `gitConfigEntries`, and the two credential variables when `credentials` are given.
  */
 export function buildGitEnv(
-  options: Pick<RunGitOptions, 'credentials' | 'credentialUrl' | 'config' | 'env'>,
+  options: Pick<RunGitOptions, 'credentials' | 'credentialUrl' | 'config' | 'env' | 'objectDirectory'>,
 ): NodeJS.ProcessEnv {
   const base = options.env ?? process.env;
   const env = scrubbedEnv(base, tmpdir());
@@ -149,6 +155,7 @@ export function buildGitEnv(
   // A workspace's `.git/refs/replace` is an agent's to write: replacements must never change what
   // our checkouts, commits or pushes contain (git-replace(1)).
   env.GIT_NO_REPLACE_OBJECTS = '1';
+  if (options.objectDirectory !== undefined) env.GIT_OBJECT_DIRECTORY = options.objectDirectory;
   const entries = gitConfigEntries(options);
   env.GIT_CONFIG_COUNT = String(entries.length);
   for (const [index, [key, value]] of entries.entries()) {

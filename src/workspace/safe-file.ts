@@ -4,17 +4,23 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, utimes, writeFile } from 'node:fs/promises';
 
 /**
  * Writes `content` to `file` through a new temporary file beside it (random name, created
  * exclusively, so a planted symbolic link is never followed) and a rename (readers never see half;
- * a symbolic link at `file` itself is replaced, not followed). Rejects when the write fails.
+ * a symbolic link at `file` itself is replaced, not followed), with modification time `mtime` when
+ * given. Rejects when the write fails.
  */
-export async function writeFileAtomically(file: string, content: string | Buffer): Promise<void> {
+export async function writeFileAtomically(
+  file: string,
+  content: string | Buffer,
+  mtime?: Date,
+): Promise<void> {
   const temporary = `${file}.reviewbot-${randomBytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(temporary, content, { flag: 'wx' });
+    if (mtime !== undefined) await utimes(temporary, mtime, mtime);
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);

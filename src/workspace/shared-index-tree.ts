@@ -4,7 +4,7 @@
  * checkout, and taking it again — never trusting the tree's own index — before each update.
  */
 import { execFile } from 'node:child_process';
-import { lstat, lutimes, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, lutimes, mkdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { readRegularFile, writeFileAtomically } from './safe-file.js';
@@ -89,9 +89,14 @@ export async function markTreePrepared(dir: string, shares: boolean): Promise<vo
   await mkdir(path.dirname(record), { recursive: true });
   if (shares) await rm(`${record}.index`, { force: true });
   else {
-    const index = await readRegularFile(path.join(dir, '.git', 'index'), MAX_SAVED_INDEX_BYTES);
+    const file = path.join(dir, '.git', 'index');
+    const index = await readRegularFile(file, MAX_SAVED_INDEX_BYTES);
     if (index === undefined) await rm(`${record}.index`, { force: true });
-    else await writeFileAtomically(`${record}.index`, index);
+    else {
+      // With the index's own time: git treats entries as racily clean against it (git(1) "racy git").
+      const { mtime } = await lstat(file);
+      await writeFileAtomically(`${record}.index`, index, mtime);
+    }
   }
   await writeFileAtomically(record, `${new Date().toISOString()}\n`);
 }
@@ -102,7 +107,8 @@ export async function markTreePrepared(dir: string, shares: boolean): Promise<vo
  * no saved index or the lock is held.
  */
 export async function restoreSavedIndex(dir: string): Promise<boolean> {
-  const saved = await readRegularFile(`${treeRecord(dir)}.index`, MAX_SAVED_INDEX_BYTES);
+  const file = `${treeRecord(dir)}.index`;
+  const saved = await readRegularFile(file, MAX_SAVED_INDEX_BYTES);
   if (saved === undefined) return false;
   const lock = path.join(dir, '.git', 'index.lock');
   try {
@@ -111,6 +117,9 @@ export async function restoreSavedIndex(dir: string): Promise<boolean> {
     return false;
   }
   try {
+    // The saved index's time (its original's), so entries racily clean then are still compared.
+    const { mtime } = await lstat(file);
+    await utimes(lock, mtime, mtime);
     await rename(lock, path.join(dir, '.git', 'index'));
   } catch (error) {
     await rm(lock, { force: true });

@@ -22,6 +22,7 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plainGitEnv, prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
@@ -197,7 +198,7 @@ describe('the shared index of a repository', () => {
     );
   });
 
-  it('swapped directories, replace refs, attributes and a commondir do not survive an update either', async () => {
+  it('swapped directories, replace refs, a planted object, attributes and a commondir do not survive an update either', async () => {
     const url = await repository();
     const first = await prepare(url, { prNumber: 1, spareTree: true });
     await spareBuildsSettled();
@@ -218,12 +219,22 @@ describe('the shared index of a repository', () => {
     await rm(path.join(dir, 'src/dir-3/file-3.ts'));
     await mkdir(path.join(dir, '.git', 'info'), { recursive: true });
     await writeFile(path.join(dir, '.git', 'info', 'attributes'), '*.ts eol=crlf\n');
+    // An object planted in the tree's own object directory under a file's real blob id.
+    const planted = await git(dir, 'rev-parse', 'HEAD:src/dir-4/file-4.ts');
+    const body = Buffer.from('export const v4 = 444;\n');
+    await mkdir(path.join(dir, '.git', 'objects', planted.slice(0, 2)), { recursive: true });
+    await writeFile(
+      path.join(dir, '.git', 'objects', planted.slice(0, 2), planted.slice(2)),
+      deflateSync(Buffer.concat([Buffer.from(`blob ${body.length}\0`), body])),
+    );
+    await rm(path.join(dir, 'src/dir-4/file-4.ts'));
 
     const again = await prepare(url, { prNumber: 1, spareTree: true });
     expect(again.action).toBe('updated');
     await expectExactly(dir, first.headSha);
     expect(await readFile(path.join(dir, 'src/dir-1/file-1.ts'), 'utf8')).toBe('export const v1 = 1;\n');
     expect(await readFile(path.join(dir, 'src/dir-3/file-3.ts'), 'utf8')).toBe('export const v3 = 3;\n');
+    expect(await readFile(path.join(dir, 'src/dir-4/file-4.ts'), 'utf8')).toBe('export const v4 = 4;\n');
 
     // A commondir makes the workspace unusable: it is made afresh.
     // (pointing at a real repository, so git itself still works there)

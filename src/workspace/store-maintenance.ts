@@ -7,7 +7,7 @@
  * own `.git`; the grace period (`PRUNE_GRACE`) covers a job of another process that fetched a head
  * but has not made its directory yet.
  */
-import { readdir, rm, rmdir } from 'node:fs/promises';
+import { lstat, readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './git.js';
 import { tryWithFileLock, withFileLock } from './file-lock.js';
@@ -19,6 +19,8 @@ import { PR_DIR, PR_LOCK_NAME, storePaths } from './workspace-path.js';
 
 /** Unreachable objects younger than this survive a gc (git's approxidate). */
 export const PRUNE_GRACE = '1.hour.ago';
+/** `PRUNE_GRACE` in ms. */
+const PRUNE_GRACE_MS = 60 * 60 * 1000;
 /** Loose objects or packs beyond which a gc runs even when no ref was dropped. */
 const LOOSE_LIMIT = 2000;
 const PACK_LIMIT = 8;
@@ -57,6 +59,26 @@ async function anyWorkspaceLocked(repoDir: string): Promise<boolean> {
     if (!(await tryWithFileLock(lock.dir, async () => undefined)).ran) return true;
   }
   return false;
+}
+
+/**
+ * Removes the preparation records (`pr-<N>`, `pr-<N>.index`) of pull requests not in `present`,
+ * and temporary files of killed writers older than `PRUNE_GRACE_MS`.
+ */
+async function removeTreeRecords(dir: string, present: ReadonlySet<number>): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const full = path.join(dir, name);
+    const number = /^pr-([1-9][0-9]*)(\.index)?$/.exec(name)?.[1];
+    let remove = number !== undefined && !present.has(Number(number));
+    if (number === undefined && name.endsWith('.tmp')) {
+      const modified = await lstat(full).then(
+        (s) => s.mtimeMs,
+        () => Date.now(),
+      );
+      remove = Date.now() - modified > PRUNE_GRACE_MS;
+    }
+    if (remove) await rm(full, { force: true });
+  }
 }
 
 /**
@@ -102,16 +124,10 @@ export async function maintainStore(
     // Shared indexes no remaining tree links to (their trees were removed) go too, and so do the
     // preparation records of removed trees.
     await pruneSharedIndexes(repoDir);
-    const trees = await prNumbers(repoDir);
-    for (const name of await readdir(path.join(paths.root, 'trees')).catch(() => [] as string[])) {
-      const number = /^pr-([1-9][0-9]*)(\.index)?$/.exec(name)?.[1];
-      if (number === undefined || !trees.has(Number(number))) {
-        await rm(path.join(paths.root, 'trees', name), { force: true });
-      }
-    }
     // A job holding `pr-<N>.lock` may have fetched its head without having made `pr-<N>` yet.
     const present = await prNumbers(repoDir);
     for (const lock of await workspaceLocks(repoDir)) present.add(lock.prNumber);
+    await removeTreeRecords(path.join(paths.root, 'trees'), present);
     const { stdout } = await git(['for-each-ref', '--format=%(refname)', STORE_REF_PREFIX]);
     const dropped: string[] = [];
     for (const ref of stdout.split('\n').filter((line) => line !== '')) {

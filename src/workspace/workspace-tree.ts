@@ -5,7 +5,7 @@
  * checked out. A new workspace starts from the repository's spare tree when there is one
  * (`spare-tree.ts`): git then rewrites only the files that differ between the two heads.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readRegularFile, writeFileAtomically } from './safe-file.js';
 import { restoreSavedIndex, retakeSharedIndex, shareNewTree, sharesIndex } from './shared-index-tree.js';
@@ -13,7 +13,11 @@ import { INDEX_CONFIG, claimSpareTree } from './spare-tree.js';
 import type { StoreHead } from './store.js';
 
 /** Runs hardened git in a directory (`runGit` with a call's options bound). */
-export type TreeGit = (args: string[], cwd: string) => Promise<{ stdout: string; stderr: string }>;
+export type TreeGit = (
+  args: string[],
+  cwd: string,
+  extra?: { objectDirectory?: string },
+) => Promise<{ stdout: string; stderr: string }>;
 
 /**
  * The workspace's `shallow` file: the store's boundary plus the workspace's own entries (a base
@@ -128,15 +132,29 @@ async function setUp(dir: string, url: string, branch: string, head: StoreHead, 
 }
 
 /**
+ * Removes the objects kept in workspace `dir`'s own `.git/objects` (loose object directories and
+ * packs; `info`, bound read-only in the sandbox, stays), none of which an update needs.
+ */
+async function removeOwnObjects(dir: string): Promise<void> {
+  const objects = path.join(dir, '.git', 'objects');
+  for (const name of await readdir(objects).catch(() => [] as string[])) {
+    if (/^[0-9a-f]{2}$/.test(name) || name === 'pack') {
+      await rm(path.join(objects, name), { recursive: true, force: true, maxRetries: 3 });
+    }
+  }
+}
+
+/**
  * Brings a usable workspace to `head.sha`. First its index, which an agent may have written, is
  * made trustworthy: a tree sharing the repository's index takes the store's template again
  * (`retakeSharedIndex`); another gets the index saved at the end of its last preparation back
- * (`restoreSavedIndex`) and must mark no file skip-worktree (`reset --hard` leaves those as they
- * are) or assume-unchanged; `.git/info/attributes` goes. Then `git clean -ffdx` runs while the shallow boundary and the
+ * (`restoreSavedIndex`; none saved: the tree is made afresh) and must mark no file skip-worktree
+ * (`reset --hard` leaves those as they are) or assume-unchanged; `.git/info/attributes` goes. Then `git clean -ffdx` runs while the shallow boundary and the
  * tracking ref are written (clean only reads the index), then `git reset --hard`. Cleaning before
  * the reset leaves the same tree as after it, since `reset --hard` overwrites untracked files in
- * its way and removes tracked files the new commit drops. Rejects when git fails or the index is
- * not to be trusted (the caller makes the tree afresh).
+ * its way and removes tracked files the new commit drops; the tree's own objects go first and the
+ * reset reads objects from the store only (`GIT_OBJECT_DIRECTORY`). Rejects when git fails or the index is not to be trusted (the
+ * caller makes the tree afresh).
  */
 export async function updateWorkspace(
   dir: string,
@@ -147,10 +165,13 @@ export async function updateWorkspace(
   // The tree's own index is the agent's to write: a shared tree takes the store's template again;
   // another must hold no entry that `reset --hard` leaves alone (skip-worktree) or git hides.
   // Attributes an agent wrote (`eol`, `working-tree-encoding`) must not change what we check out.
-  await rm(path.join(dir, '.git', 'info', 'attributes'), { force: true });
+  const info = path.join(dir, '.git', 'info');
+  const infoStat = await lstat(info).catch(() => undefined);
+  if (infoStat !== undefined && !infoStat.isDirectory()) throw new Error('.git/info is not a directory');
+  await rm(path.join(info, 'attributes'), { force: true });
   if (await sharesIndex(dir)) await retakeSharedIndex(dir, path.dirname(dir));
   else {
-    await restoreSavedIndex(dir);
+    if (!(await restoreSavedIndex(dir))) throw new Error('no index saved at its last preparation');
     const { stdout } = await git(['ls-files', '-v', '-z'], dir);
     if (stdout.split('\0').some((entry) => entry !== '' && !entry.startsWith('H ')))
       throw new Error('the index marks files skip-worktree or assume-unchanged');
@@ -163,5 +184,16 @@ export async function updateWorkspace(
   const [cleaned, written] = await Promise.allSettled([clean, refs]);
   if (cleaned.status === 'rejected') throw cleaned.reason;
   if (written.status === 'rejected') throw written.reason;
-  await git(['reset', '--quiet', '--hard', head.sha], dir);
+  // Objects from the store only: an agent could have planted one under a blob's id in `.git/objects`,
+  // which then goes with every object of the tree's own (what a job needs again is fetched again:
+  // the head is in the store, a WORKER's pushed commits too, a base commit `readBaseFile` fetches).
+  await removeOwnObjects(dir);
+  // Replace refs an agent made would still change what its own git shows (ours ignore them).
+  const replaced = await git(['for-each-ref', '--format=%(refname)', 'refs/replace/'], dir);
+  for (const ref of replaced.stdout.split('\n').filter((line) => line !== '')) {
+    await git(['update-ref', '-d', ref], dir);
+  }
+  await git(['reset', '--quiet', '--hard', head.sha], dir, {
+    objectDirectory: path.join(head.gitDir, 'objects'),
+  });
 }

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pathExists, prepareOptions, startGitFixture, type GitFixture } from './git-fixture.test-helper.js';
@@ -139,6 +139,15 @@ describe('prepareWorkspace: unusable directories are cloned fresh', () => {
     expect(result).toEqual({ dir, headSha: next, action: 'updated' });
     expect((await readdir(dir)).sort()).toEqual(['.git', 'a.txt', 'b.txt']);
     expect(await fx.git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('makes the tree afresh when no index was saved at its last preparation', async () => {
+    const url = await fx.createRepo('acme/widgets', { 'a.txt': 'a\n' });
+    const { dir } = await prepareWorkspace(options(url));
+    await rm(`${path.join(path.dirname(dir), '.store', 'trees', path.basename(dir))}.index`);
+    const result = await prepareWorkspace(options(url));
+    expect(result.action).toBe('cloned');
+    expect((await readdir(dir)).sort()).toEqual(['.git', 'a.txt']);
   });
 
   it.each([

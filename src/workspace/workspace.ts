@@ -84,7 +84,11 @@ export interface PreparedWorkspace {
 }
 
 /** Runs hardened git in a directory (`runGit` with this call's options bound). */
-type Git = (args: string[], cwd: string) => Promise<{ stdout: string; stderr: string }>;
+type Git = (
+  args: string[],
+  cwd: string,
+  extra?: { objectDirectory?: string },
+) => Promise<{ stdout: string; stderr: string }>;
 
 /** Removes `dir` itself; symlinks inside are unlinked, never followed (fs.rm semantics). */
 async function removeDir(dir: string): Promise<void> {
@@ -126,7 +130,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   const progress = (message: string) => options.onProgress?.(message);
   const common = { masker: options.masker, signal: options.signal, timeoutMs: options.timeoutMs };
   // Only the commands that talk to the remote get the credentials.
-  const git: Git = (args, cwd) => runGit(args, { cwd, ...common });
+  const git: Git = (args, cwd, extra) => runGit(args, { cwd, ...common, ...extra });
   const gitAuth: Git = (args, cwd) =>
     runGit(args, { cwd, ...common, credentials: options.credentials, credentialUrl: options.cloneUrl });
   const checkAborted = () => {

@@ -11,10 +11,16 @@ import { storeObjectsDirOf } from './workspace-path.js';
 
 /**
  * Why the object borrowing of workspace `dir` is not allowed, or undefined: its
- * `.git/objects/info/alternates` must be absent (unless `required`) or a regular file holding
- * exactly `<storeObjectsDirOf(dir)>\n`.
+ * `.git/objects` and `.git/objects/info` must be real directories (not links) and
+ * `.git/objects/info/alternates` absent (unless `required`) or a regular file holding exactly
+ * `<storeObjectsDirOf(dir)>\n`.
  */
 export async function alternatesProblem(dir: string, required = false): Promise<string | undefined> {
+  // Real directories all the way: an agent may swap `.git/objects` for a link to another tree's.
+  for (const sub of ['objects', path.join('objects', 'info')]) {
+    const stat = await lstat(path.join(dir, '.git', sub)).catch(() => undefined);
+    if (stat !== undefined && !stat.isDirectory()) return `.git/${sub} is not a directory`;
+  }
   const file = path.join(dir, '.git', 'objects', 'info', 'alternates');
   let text: string;
   try {

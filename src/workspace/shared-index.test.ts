@@ -198,7 +198,7 @@ describe('the shared index of a repository', () => {
     );
   });
 
-  it('swapped directories, replace refs, a planted object, attributes and a commondir do not survive an update either', async () => {
+  it('swapped directories, replace refs, a planted object, a linked object directory, attributes and a commondir do not survive an update either', async () => {
     const url = await repository();
     const first = await prepare(url, { prNumber: 1, spareTree: true });
     await spareBuildsSettled();
@@ -235,6 +235,19 @@ describe('the shared index of a repository', () => {
     expect(await readFile(path.join(dir, 'src/dir-1/file-1.ts'), 'utf8')).toBe('export const v1 = 1;\n');
     expect(await readFile(path.join(dir, 'src/dir-3/file-3.ts'), 'utf8')).toBe('export const v3 = 3;\n');
     expect(await readFile(path.join(dir, 'src/dir-4/file-4.ts'), 'utf8')).toBe('export const v4 = 4;\n');
+
+    // `.git/objects` swapped for a link to a sibling's: the tree is made afresh, the sibling keeps
+    // its own objects (an update removes only the tree's own).
+    const sibling = await prepare(url, { prNumber: 2, branch: 'pr-2', spareTree: true });
+    const siblingObject = path.join(sibling.dir, '.git', 'objects', 'ab', 'keep');
+    await mkdir(path.dirname(siblingObject), { recursive: true });
+    await writeFile(siblingObject, 'x');
+    await rename(path.join(dir, '.git', 'objects'), path.join(dir, '.git', 'objects-away'));
+    await symlink(path.join(sibling.dir, '.git', 'objects'), path.join(dir, '.git', 'objects'));
+    const relinked = await prepare(url, { prNumber: 1, spareTree: true });
+    expect(relinked.action).toBe('cloned');
+    expect(await readFile(siblingObject, 'utf8')).toBe('x');
+    await rm(path.dirname(siblingObject), { recursive: true });
 
     // A commondir makes the workspace unusable: it is made afresh.
     // (pointing at a real repository, so git itself still works there)

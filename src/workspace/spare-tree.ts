@@ -17,8 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { adoptSharedIndex, hasOwnSharedIndex, publishSharedIndex } from './shared-index.js';
-import { addSharedStatConfig, setTrackedFileTimes } from './shared-index-tree.js';
+import { shareNewTree } from './shared-index-tree.js';
 import { storePaths } from './workspace-path.js';
 
 /** Runs hardened git in a directory (`runGit` with a call's options bound). */
@@ -141,23 +140,13 @@ async function buildSpare(
     if (shallow !== '') await writeFile(path.join(gitDir, 'shallow'), shallow);
     // Detached at the head, no branch and no reflog: the claim attaches HEAD to its own branch.
     await writeFile(path.join(gitDir, 'HEAD'), `${sha}\n`);
-    await addSharedStatConfig(temporary);
     await git(
       [...INDEX_CONFIG, '-c', 'core.logAllRefUpdates=false', 'reset', '--quiet', '--hard'],
       temporary,
     );
-    // The repository's one shared index (`shared-index.ts`): this tree's files take its file time,
-    // its template becomes this tree's index, and git rewrites the files that differ from it.
-    await setTrackedFileTimes(temporary, git);
-    const adopted = await adoptSharedIndex(temporary, repoDir);
-    if (adopted) await git(['reset', '--quiet', '--hard'], temporary);
-    if (!adopted || (await hasOwnSharedIndex(gitDir))) {
-      // No shared index yet, or git wrote one of its own (this head is far from the shared one's):
-      // this tree's index becomes the repository's shared index.
-      await setTrackedFileTimes(temporary, git);
-      await git(['update-index', '-q', '--refresh'], temporary);
-      await publishSharedIndex(temporary, repoDir, git);
-    }
+    // The repository's one shared index (`shared-index.ts`), taken (or published) as a fresh
+    // full checkout takes it.
+    await shareNewTree(temporary, repoDir, git);
     await rename(temporary, target);
   } finally {
     await rm(temporary, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);

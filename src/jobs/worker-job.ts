@@ -5,11 +5,8 @@
  */
 import { bashUnavailableMessage, defaultSandboxStatus } from '../agent/sandbox/index.js';
 import { WORKER_TOOLS } from '../agent/tools/names.js';
-import { GitError } from '../errors.js';
 import type { Posted, PullRequestInfo } from '../platforms/types.js';
-import { commitAndPush } from '../workspace/commit-and-push.js';
-import { runGit } from '../workspace/git.js';
-import { inspectLocalConfig } from '../workspace/local-config.js';
+import { commitAndPush, listWorkspaceChanges } from '../workspace/commit-and-push.js';
 import { prepareWorkspace, withWorkspaceLock, workspacePath } from '../workspace/workspace.js';
 import { logProgress, platformFor, trimConversation, type JobContext } from './job-context.js';
 import { progressTarget } from './progress.js';
@@ -32,31 +29,17 @@ export function isSameRepository(pr: PullRequestInfo): boolean {
 }
 
 /**
- * The paths the agent changed in workspace `dir` (`git status`, untracked files included). The
- * workspace's git configuration is checked first (an agent could have added a filter or fsmonitor
- * command to it); if the agent committed despite being told not to, its commits are undone with
- * `reset --soft` to `baseSha`, so every change is committed by the bot in one commit.
- * @throws GitError when the configuration was tampered with or git fails.
+ * The paths the agent changed in workspace `dir` (`listWorkspaceChanges`: the workspace is checked
+ * for planted repositories, links and configuration first; commits the agent made are folded).
+ * @throws GitError when the workspace was tampered with or git fails.
  */
-async function changedPaths(dir: string, baseSha: string, ctx: JobContext): Promise<string[]> {
-  const base = { cwd: dir, masker: ctx.masker, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-  const git = (args: string[], cwd: string) => runGit(args, { ...base, cwd });
-  const { untrustedKeys } = await inspectLocalConfig(dir, git);
-  if (untrustedKeys.length > 0) {
-    throw new GitError(
-      `the workspace's git configuration was modified during the job (${untrustedKeys.slice(0, 5).join(', ')}); nothing was pushed`,
-    );
-  }
-  const head = (await runGit(['rev-parse', '--verify', 'HEAD'], base)).stdout.trim();
-  if (head !== baseSha) {
-    ctx.logger.warn({ head, baseSha }, 'the agent committed by itself; folding its commits into one');
-    await runGit(['reset', '--quiet', '--soft', baseSha], base);
-  }
-  const { stdout } = await runGit(['status', '--porcelain', '--untracked-files=all'], base);
-  return stdout
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => line.slice(3));
+function changedPaths(dir: string, baseSha: string, ctx: JobContext): Promise<string[]> {
+  return listWorkspaceChanges(dir, baseSha, {
+    masker: ctx.masker,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    onFoldCommits: (head) =>
+      ctx.logger.warn({ head, baseSha }, 'the agent committed by itself; folding its commits into one'),
+  });
 }
 
 /**

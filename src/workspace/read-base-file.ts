@@ -7,6 +7,7 @@
 import type { GitCredentials } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { runGit } from './git.js';
+import { WORKSPACE_GIT_CONFIG, workspaceGitProblem } from './workspace-guard.js';
 
 /** Input of `readBaseFile`. */
 export interface ReadBaseFileOptions {
@@ -43,6 +44,7 @@ export function commonOf(options: Omit<ReadBaseFileOptions, 'path'>) {
   return {
     cwd: options.dir,
     timeoutMs: TIMEOUT_MS,
+    config: WORKSPACE_GIT_CONFIG,
     ...(options.masker ? { masker: options.masker } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
@@ -50,22 +52,37 @@ export function commonOf(options: Omit<ReadBaseFileOptions, 'path'>) {
 
 /**
  * Makes sure the workspace holds commit `sha`: fetched by SHA (depth 1; the objects the head shares
- * with it are not sent again) when it lacks it. False when the SHA is not a SHA or the commit
- * cannot be fetched.
+ * with it are not sent again, no `FETCH_HEAD` written) when it lacks it. False when the SHA is not
+ * a SHA, the workspace is not safe for our git (`workspaceGitProblem`: nothing runs there then) or
+ * the commit cannot be fetched.
  */
 export async function ensureCommit(options: Omit<ReadBaseFileOptions, 'path'>): Promise<boolean> {
   if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(options.sha)) return false;
+  if ((await workspaceGitProblem(options.dir)) !== undefined) return false;
   const common = commonOf(options);
   const present = await runGit(['cat-file', '-e', `${options.sha}^{commit}`], common).then(
     () => true,
     () => false,
   );
   if (!present) {
-    const fetched = await runGit(['fetch', '--quiet', '--depth', '1', '--no-tags', 'origin', options.sha], {
-      ...common,
-      credentials: options.credentials,
-      credentialUrl: options.cloneUrl,
-    }).then(
+    const fetched = await runGit(
+      [
+        'fetch',
+        '--quiet',
+        '--depth',
+        '1',
+        '--no-tags',
+        '--no-recurse-submodules',
+        '--no-write-fetch-head',
+        'origin',
+        options.sha,
+      ],
+      {
+        ...common,
+        credentials: options.credentials,
+        credentialUrl: options.cloneUrl,
+      },
+    ).then(
       () => true,
       () => false,
     );

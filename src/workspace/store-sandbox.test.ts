@@ -1,7 +1,8 @@
 /**
- * A store-backed workspace inside the tool sandbox (CONTRACT §16, §19): git works there (the
- * store's objects are bound read-only beside the workspace), the alternates entry cannot be
- * changed, and the store cannot be written; a push refuses a workspace borrowing from elsewhere.
+ * A store-backed workspace inside the tool sandbox (CONTRACT §16, §19): git reads work there (the
+ * store's objects are bound read-only beside the workspace), `.git` (the alternates entry with it)
+ * cannot be changed, renamed or replaced, and the store cannot be written; a push refuses a
+ * workspace borrowing from elsewhere.
  */
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -54,12 +55,17 @@ describe('store-backed workspace in the sandbox', () => {
     );
     await expect(readFile(path.join(store, 'objects/evil'))).rejects.toThrow();
 
-    // A commit made in the sandbox lands in the workspace's own objects.
+    // `.git` is read-only in the sandbox (the bot commits itself): no commit, no link, no pipe,
+    // and the directory cannot be renamed away and replaced.
     const commit = await run(
-      'echo c > c.txt && git add c.txt && git -c user.name=a -c user.email=a@b commit -qm c && git log --oneline | wc -l',
+      'echo c > c.txt && git add c.txt; ln -s /tmp .git/FETCH_HEAD; mkfifo .git/p; mv .git .git2; mkdir .git2; git log --oneline | wc -l',
     );
-    expect(commit.exitCode).toBe(0);
-    expect(commit.output.trim()).toBe('2');
+    expect(commit.output).toMatch(/index\.lock.*Read-only file system/);
+    expect(commit.output).toMatch(/FETCH_HEAD.*Read-only file system/);
+    expect(commit.output).toMatch(/cannot move '\.git' to '\.git2': Device or resource busy/);
+    expect(commit.output.trim().split('\n').at(-1)).toBe('1');
+    expect(await readdir(path.join(dir, '.git'))).not.toContain('FETCH_HEAD');
+    expect(await readFile(path.join(dir, 'c.txt'), 'utf8')).toBe('c\n');
   });
 
   it.skipIf(sandbox.status.kind !== 'bwrap')(
@@ -86,10 +92,9 @@ describe('store-backed workspace in the sandbox', () => {
       const tamper = await run(`echo x >> .git/${name}; echo x >> ${path.join(shared, name!)}; echo done`);
       expect(tamper.output).toContain('done');
       expect(await readFile(path.join(shared, name!))).toEqual(before);
-      const commit = await run(
-        'git add -A && git -c user.name=a -c user.email=a@b commit -qm c && git status --porcelain && echo ok',
-      );
-      expect(commit.output.trim()).toBe('ok');
+      const commit = await run('git add -A; git status --porcelain');
+      expect(commit.output).toMatch(/Read-only file system/);
+      expect(commit.output.trim().split('\n').at(-1)!.trim()).toBe('M a.txt');
     },
   );
 

@@ -19,12 +19,12 @@ import { assertBranchName, assertSafeCloneUrl, runGit } from './git.js';
 import { migrateWorkspaceLayout } from './layout-migration.js';
 import { inspectLocalConfig } from './local-config.js';
 import { alternatesProblem } from './alternates.js';
-import { sharedIndexProblem } from './shared-index.js';
 import { markTreePrepared, sharesIndex } from './shared-index-tree.js';
 import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from './store.js';
 import { spareBuildSignal, spareTreesEnabledByDefault, startSpareBuild } from './spare-tree.js';
 import { workspacePath } from './workspace-path.js';
 import { createWorkspace, updateWorkspace } from './workspace-tree.js';
+import { WORKSPACE_GIT_CONFIG, workspaceGitProblem } from './workspace-guard.js';
 
 export {
   depsPath,
@@ -100,8 +100,9 @@ async function removeDir(dir: string): Promise<void> {
  *
  * First the head branch is fetched into the repository's store (`fetchIntoStore`, depth 1, under
  * the store lock; only this fetch gets the credentials). Then:
- * - No directory yet, or not a usable workspace (no real `.git` directory, another origin, a local
- *   git configuration with keys a workspace does not hold, e.g. `http.proxy`, or objects borrowed
+ * - No directory yet, or not a usable workspace (no real `.git` directory, a symbolic link, named
+ *   pipe or hard link in `.git`, a repository nested in the tree, another origin, a local git
+ *   configuration with keys a workspace does not hold, e.g. `http.proxy`, or objects borrowed
  *   from anywhere but this repository's store): the directory is removed and made afresh — `git
  *   init`, origin and branch configuration as `git clone --single-branch` writes them,
  *   `objects/info/alternates` naming the store's objects, the store's `shallow` file, and `git
@@ -128,7 +129,12 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   await mkdir(options.baseDir, { recursive: true });
   await migrateWorkspaceLayout(options.baseDir);
   const progress = (message: string) => options.onProgress?.(message);
-  const common = { masker: options.masker, signal: options.signal, timeoutMs: options.timeoutMs };
+  const common = {
+    masker: options.masker,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    config: WORKSPACE_GIT_CONFIG,
+  };
   // Only the commands that talk to the remote get the credentials.
   const git: Git = (args, cwd, extra) => runGit(args, { cwd, ...common, ...extra });
   const gitAuth: Git = (args, cwd) =>
@@ -197,19 +203,21 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
 }
 
 /**
- * Why `dir` is not a usable workspace of `url`, or undefined when it is: `dir/.git` must be a real
- * directory (not a symlink or gitfile) of a repository whose only origin URL is `url`, whose
- * local configuration holds trusted keys only (see `inspectLocalConfig`) and which borrows objects
- * and a shared index from its repository's store and nowhere else (`alternatesProblem`,
- * `sharedIndexProblem`).
+ * Why `dir` is not a usable workspace of `url`, or undefined when it is: first what the file
+ * system shows (`workspaceGitProblem`, before any git runs there: `dir/.git` a real directory of
+ * ours with no link, named pipe or hard link an agent planted, no repository nested in the tree),
+ * then a repository whose only origin URL is `url`, whose local configuration holds trusted keys
+ * only (see `inspectLocalConfig`) and which borrows objects and a shared index from its
+ * repository's store and nowhere else (`alternatesProblem`).
  */
 async function workspaceProblem(dir: string, url: string, git: Git): Promise<string | undefined> {
-  try {
-    const stat = await lstat(path.join(dir, '.git'));
-    if (!stat.isDirectory()) return '.git is not a directory';
-  } catch {
-    return 'missing';
-  }
+  const exists = await lstat(path.join(dir, '.git')).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return 'missing';
+  const planted = await workspaceGitProblem(dir);
+  if (planted !== undefined) return planted;
   try {
     const config = await inspectLocalConfig(dir, git);
     if (config.originUrls.length !== 1 || config.originUrls[0] !== url) return 'cloned from another URL';
@@ -228,5 +236,5 @@ async function workspaceProblem(dir: string, url: string, git: Git): Promise<str
   ) {
     return 'takes its repository data from another place (commondir)';
   }
-  return (await alternatesProblem(dir, true)) ?? (await sharedIndexProblem(dir));
+  return alternatesProblem(dir, true);
 }

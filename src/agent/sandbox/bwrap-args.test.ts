@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildBwrapArgs, SANDBOX_PROXY_DIR } from './bwrap-args.js';
 import { isHostAllowed } from './network-proxy.js';
+import { WORKSPACE_READ_ONLY } from './run-sandboxed.js';
 
 const layout = {
   workspace: '/w/acme/widgets/pr-7',
@@ -10,7 +11,7 @@ const layout = {
     '/lib64': { kind: 'dir' as const },
   },
   readOnly: ['/opt/node'],
-  workspaceReadOnly: ['.git/config'],
+  workspaceReadOnly: WORKSPACE_READ_ONLY,
   env: { PATH: '/usr/bin', HOME: '/tmp/reviewbot-home-x' },
 };
 
@@ -49,9 +50,9 @@ describe('buildBwrapArgs', () => {
       `${layout.workspace} ${layout.workspace}`,
     ]);
     expect(mounts(args, '--ro-bind')).toEqual(['/usr /usr', '/lib64 /lib64', '/opt/node /opt/node']);
-    expect(mounts(args, '--ro-bind-try')).toContain(
-      `${layout.workspace}/.git/config ${layout.workspace}/.git/config`,
-    );
+    // All of `.git`, bound after (over) the writable workspace.
+    expect(mounts(args, '--ro-bind-try')).toContain(`${layout.workspace}/.git ${layout.workspace}/.git`);
+    expect(args.indexOf(`${layout.workspace}/.git`)).toBeGreaterThan(args.indexOf(layout.workspace));
     expect(
       mounts(args, '--ro-bind-try').every(
         (m) => !m.startsWith('/etc/shadow') && !m.startsWith('/etc/reviewbot'),

@@ -56,7 +56,7 @@ export interface BwrapLayout {
    * the objects of the repository store a workspace borrows (CONTRACT §19).
    */
   borrowedReadOnly?: readonly string[];
-  /** Read-only files or directories inside the workspace (`.git/config`, `.git/hooks`). */
+  /** Read-only files or directories inside the workspace (its `.git`). */
   workspaceReadOnly: readonly string[];
   /** The environment the command sees (already scrubbed). */
   env: Record<string, string>;

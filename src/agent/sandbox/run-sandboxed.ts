@@ -32,10 +32,13 @@ function leakedFds(): Promise<number[]> {
 }
 
 /**
- * Paths inside the workspace the command may read but not change: git's configuration, hooks and
- * `objects/info` (whose `alternates` names the repository's object store, CONTRACT §19).
+ * Paths inside the workspace the command may read but not change: all of `.git` (CONTRACT §16: the
+ * product commits and pushes itself, so nothing in it is the agent's to write — no link or named
+ * pipe our own git would follow or wait on, no configuration, no `objects/info/alternates`). Bound
+ * over the writable workspace, the directory is a mount point inside the sandbox, so it cannot be
+ * renamed away and replaced either (`rename(2)` answers EBUSY).
  */
-export const WORKSPACE_READ_ONLY = ['.git/config', '.git/hooks', '.git/objects/info'];
+export const WORKSPACE_READ_ONLY = ['.git'];
 
 /** Options of `runSandboxed`. */
 export interface SandboxedRunOptions {

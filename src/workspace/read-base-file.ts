@@ -7,6 +7,7 @@
 import type { GitCredentials } from '../platforms/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { runGit } from './git.js';
+import { inspectLocalConfig } from './local-config.js';
 import { WORKSPACE_GIT_CONFIG, workspaceGitProblem } from './workspace-guard.js';
 
 /** Input of `readBaseFile`. */
@@ -53,13 +54,18 @@ export function commonOf(options: Omit<ReadBaseFileOptions, 'path'>) {
 /**
  * Makes sure the workspace holds commit `sha`: fetched by SHA (depth 1; the objects the head shares
  * with it are not sent again, no `FETCH_HEAD` written) when it lacks it. False when the SHA is not
- * a SHA, the workspace is not safe for our git (`workspaceGitProblem`: nothing runs there then) or
- * the commit cannot be fetched.
+ * a SHA, the workspace is not safe for our git (`workspaceGitProblem`: nothing runs there then;
+ * or its `.git/config` holds keys a clone does not write, `inspectLocalConfig`) or the commit
+ * cannot be fetched.
  */
 export async function ensureCommit(options: Omit<ReadBaseFileOptions, 'path'>): Promise<boolean> {
   if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(options.sha)) return false;
   if ((await workspaceGitProblem(options.dir)) !== undefined) return false;
   const common = commonOf(options);
+  const config = await inspectLocalConfig(options.dir, (args, cwd) => runGit(args, { ...common, cwd })).catch(
+    () => undefined,
+  );
+  if (config === undefined || config.untrustedKeys.length > 0) return false;
   const present = await runGit(['cat-file', '-e', `${options.sha}^{commit}`], common).then(
     () => true,
     () => false,

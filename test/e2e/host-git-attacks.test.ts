@@ -37,7 +37,9 @@ import {
 
 const sandboxed = (await probeSandbox('auto')).kind === 'bwrap';
 /** Far below git's 10-minute limit: a job waiting on a planted pipe fails here. */
-const JOB_LIMIT_MS = 120_000;
+const JOB_LIMIT_MS = 90_000;
+/** Each test's own limit: a job that waits out `JOB_LIMIT_MS` still fails with the reason. */
+const TEST_LIMIT_MS = JOB_LIMIT_MS + 30_000;
 const VICTIM_TEXT = '{\n  "version": 1,\n  "learnings": []\n}\n';
 
 const RUNNERS = [
@@ -92,7 +94,7 @@ describe.skipIf(!sandboxed).each(RUNNERS)('host git attacks with $runner', ({ en
   }, 60_000);
   afterAll(async () => {
     await fx?.closeAll();
-  });
+  }, TEST_LIMIT_MS);
 
   /** Mentions `bot` on pull request 7 and resolves with the first new comment matching `reply`. */
   async function mention(bot: string, request: string, reply: RegExp): Promise<string> {
@@ -108,90 +110,110 @@ describe.skipIf(!sandboxed).each(RUNNERS)('host git attacks with $runner', ({ en
 
   const bareGit = async (...args: string[]) => (await runGitAsync(fx.scenario.bareRepoPath, args)).trim();
 
-  it('a repository nested in the tree: its filter never runs, the job refuses to commit and says why', async () => {
-    const script = [
-      `for f in /proc/[0-9]*/environ; do tr "\\000" "\\n" < "$f"; done 2>/dev/null | grep CODEHOST_TOKEN >> ${stolen}`,
-      'cat',
-    ];
-    const plant = [
-      'mkdir -p sub && cd sub && git init -q',
-      'git config filter.pwn.clean "sh .git/pwn.sh"',
-      `printf '%s\\n' '${script[0]}' '${script[1]}' > .git/pwn.sh`,
-      'echo "f filter=pwn" > .gitattributes && echo a > f',
-      'git add f .gitattributes && git -c user.name=a -c user.email=a@b commit -qm s',
-      'sleep 1 && touch f && cd .. && echo asked-for > change.txt && echo planted',
-    ].join(' && ');
-    fx.llm.setScript(bashTurns([plant], 'Done: added change.txt.'));
-    const from = fx.llm.requests.length;
-    const before = await bareGit('rev-parse', 'refs/heads/feature');
-    const reply = await mention(WORKER, 'add change.txt', /git repository at|Pushed commit|failed/i);
-    expect(bashResults(fx.llm, from).join('\n')).toContain('planted');
-    expect(reply).toMatch(/the work tree holds a git repository at sub\/\.git/);
-    expect(existsSync(stolen)).toBe(false);
-    expect(await bareGit('rev-parse', 'refs/heads/feature')).toBe(before);
-  });
+  it(
+    'a repository nested in the tree: its filter never runs, the job refuses to commit and says why',
+    async () => {
+      const script = [
+        `for f in /proc/[0-9]*/environ; do tr "\\000" "\\n" < "$f"; done 2>/dev/null | grep CODEHOST_TOKEN >> ${stolen}`,
+        'cat',
+      ];
+      const plant = [
+        'mkdir -p sub && cd sub && git init -q',
+        'git config filter.pwn.clean "sh .git/pwn.sh"',
+        `printf '%s\\n' '${script[0]}' '${script[1]}' > .git/pwn.sh`,
+        'echo "f filter=pwn" > .gitattributes && echo a > f',
+        'git add f .gitattributes && git -c user.name=a -c user.email=a@b commit -qm s',
+        'sleep 1 && touch f && cd .. && echo asked-for > change.txt && echo planted',
+      ].join(' && ');
+      fx.llm.setScript(bashTurns([plant], 'Done: added change.txt.'));
+      const from = fx.llm.requests.length;
+      const before = await bareGit('rev-parse', 'refs/heads/feature');
+      const reply = await mention(WORKER, 'add change.txt', /git repository at|Pushed commit|failed/i);
+      expect(bashResults(fx.llm, from).join('\n')).toContain('planted');
+      expect(reply).toMatch(/the work tree holds a git repository at sub\/\.git/);
+      expect(existsSync(stolen)).toBe(false);
+      expect(await bareGit('rev-parse', 'refs/heads/feature')).toBe(before);
+    },
+    TEST_LIMIT_MS,
+  );
 
-  it('links planted in .git: none can be made, the change is pushed, nothing outside is written', async () => {
-    const plant = [
-      `ln -sf ${victims.commitMessage} .git/COMMIT_EDITMSG`,
-      `ln -sf ${victims.fetchHead} .git/FETCH_HEAD`,
-      `rm -rf .git/refs/remotes/origin; ln -s ${remotes} .git/refs/remotes/origin`,
-      `ln -s ${replace} .git/refs/replace`,
-      'echo asked-for > links.txt; echo tried',
-    ].join('; ');
-    fx.llm.setScript(bashTurns([plant], 'Done: added links.txt.'));
-    const from = fx.llm.requests.length;
-    const reply = await mention(WORKER, 'add links.txt', /Pushed commit|failed/i);
-    const seen = bashResults(fx.llm, from).join('\n');
-    expect(seen).toContain('tried');
-    expect(seen).toMatch(/COMMIT_EDITMSG.*Read-only file system/);
-    expect(seen).toMatch(/FETCH_HEAD.*Read-only file system/);
-    const head = await bareGit('rev-parse', 'refs/heads/feature');
-    expect(reply).toContain(`Pushed commit ${head}`);
-    expect(await bareGit('show', `${head}:links.txt`)).toBe('asked-for');
-    expect(await bareGit('log', '-1', '--format=%an', head)).toBe(WORKER);
-    expect(readFileSync(victims.commitMessage, 'utf8')).toBe(VICTIM_TEXT);
-  });
+  it(
+    'links planted in .git: none can be made, the change is pushed, nothing outside is written',
+    async () => {
+      const plant = [
+        `ln -sf ${victims.commitMessage} .git/COMMIT_EDITMSG`,
+        `ln -sf ${victims.fetchHead} .git/FETCH_HEAD`,
+        `rm -rf .git/refs/remotes/origin; ln -s ${remotes} .git/refs/remotes/origin`,
+        `ln -s ${replace} .git/refs/replace`,
+        'echo asked-for > links.txt; echo tried',
+      ].join('; ');
+      fx.llm.setScript(bashTurns([plant], 'Done: added links.txt.'));
+      const from = fx.llm.requests.length;
+      const reply = await mention(WORKER, 'add links.txt', /Pushed commit|failed/i);
+      const seen = bashResults(fx.llm, from).join('\n');
+      expect(seen).toContain('tried');
+      expect(seen).toMatch(/COMMIT_EDITMSG.*Read-only file system/);
+      expect(seen).toMatch(/FETCH_HEAD.*Read-only file system/);
+      const head = await bareGit('rev-parse', 'refs/heads/feature');
+      expect(reply).toContain(`Pushed commit ${head}`);
+      expect(await bareGit('show', `${head}:links.txt`)).toBe('asked-for');
+      expect(await bareGit('log', '-1', '--format=%an', head)).toBe(WORKER);
+      expect(readFileSync(victims.commitMessage, 'utf8')).toBe(VICTIM_TEXT);
+    },
+    TEST_LIMIT_MS,
+  );
 
-  it('the next review updates the workspace and fetches the base: nothing outside is written or deleted', async () => {
-    fx.llm.setScript((request) =>
-      request.toolNames.length === 0 ? { text: 'side' } : summaryReply('Reviewed after the links.'),
-    );
-    await mention(REVIEWER, 'please review', /Reviewed after the links\.|failed/i);
-    for (const file of Object.values(victims)) expect(readFileSync(file, 'utf8')).toBe(VICTIM_TEXT);
-    expect(readdirSync(remotes)).toEqual([]);
-    expect(readdirSync(replace)).toEqual([fx.scenario.headSha]);
-  });
+  it(
+    'the next review updates the workspace and fetches the base: nothing outside is written or deleted',
+    async () => {
+      fx.llm.setScript((request) =>
+        request.toolNames.length === 0 ? { text: 'side' } : summaryReply('Reviewed after the links.'),
+      );
+      await mention(REVIEWER, 'please review', /Reviewed after the links\.|failed/i);
+      for (const file of Object.values(victims)) expect(readFileSync(file, 'utf8')).toBe(VICTIM_TEXT);
+      expect(readdirSync(remotes)).toEqual([]);
+      expect(readdirSync(replace)).toEqual([fx.scenario.headSha]);
+    },
+    TEST_LIMIT_MS,
+  );
 
-  it('a named pipe at .git/HEAD, directly or in a swapped .git: neither is made, the job does not wait', async () => {
-    const commands = [
-      'rm -f .git/HEAD; mkfifo .git/HEAD; echo tried-pipe',
-      'mv .git .git2 && mkdir .git && cp .git2/config .git/ && mkfifo .git/HEAD; echo asked-for > pipe.txt; echo tried-swap',
-    ];
-    fx.llm.setScript(bashTurns(commands, 'Done: added pipe.txt.'));
-    const from = fx.llm.requests.length;
-    const started = Date.now();
-    const reply = await mention(WORKER, 'add pipe.txt', /Pushed commit|failed/i);
-    expect(Date.now() - started).toBeLessThan(JOB_LIMIT_MS);
-    const seen = bashResults(fx.llm, from).join('\n');
-    expect(seen).toMatch(/HEAD.*Read-only file system/);
-    expect(seen).toMatch(/cannot move '\.git' to '\.git2': Device or resource busy/);
-    const head = await bareGit('rev-parse', 'refs/heads/feature');
-    expect(reply).toContain(`Pushed commit ${head}`);
-    expect(await bareGit('show', `${head}:pipe.txt`)).toBe('asked-for');
-  });
+  it(
+    'a named pipe at .git/HEAD, directly or in a swapped .git: neither is made, the job does not wait',
+    async () => {
+      const commands = [
+        'rm -f .git/HEAD; mkfifo .git/HEAD; echo tried-pipe',
+        'mv .git .git2 && mkdir .git && cp .git2/config .git/ && mkfifo .git/HEAD; echo asked-for > pipe.txt; echo tried-swap',
+      ];
+      fx.llm.setScript(bashTurns(commands, 'Done: added pipe.txt.'));
+      const from = fx.llm.requests.length;
+      const started = Date.now();
+      const reply = await mention(WORKER, 'add pipe.txt', /Pushed commit|failed/i);
+      expect(Date.now() - started).toBeLessThan(JOB_LIMIT_MS);
+      const seen = bashResults(fx.llm, from).join('\n');
+      expect(seen).toMatch(/HEAD.*Read-only file system/);
+      expect(seen).toMatch(/cannot move '\.git' to '\.git2': Device or resource busy/);
+      const head = await bareGit('rev-parse', 'refs/heads/feature');
+      expect(reply).toContain(`Pushed commit ${head}`);
+      expect(await bareGit('show', `${head}:pipe.txt`)).toBe('asked-for');
+    },
+    TEST_LIMIT_MS,
+  );
 
-  it('no secret appears anywhere: no request, comment, commit, log line or file outside', async () => {
-    const places: Record<string, string> = {
-      'model requests': JSON.stringify(fx.llm.requests.map((r) => r.body)),
-      'GitHub requests': JSON.stringify(fx.github.requests.map((r) => r.body)),
-      'pushed commits': await bareGit('log', '-p', '--all', '--format=%an %ae %s %b'),
-      'server log': fx.server.stderr(),
-    };
-    expect(findLeaks(places, [GITHUB_TOKEN, LLM_KEY, WEBHOOK_SECRET])).toEqual([]);
-    expect(readdirSync(outside).sort()).toEqual(['remotes', 'replace']);
-    expect(fx.github.violations).toEqual([]);
-  });
+  it(
+    'no secret appears anywhere: no request, comment, commit, log line or file outside',
+    async () => {
+      const places: Record<string, string> = {
+        'model requests': JSON.stringify(fx.llm.requests.map((r) => r.body)),
+        'GitHub requests': JSON.stringify(fx.github.requests.map((r) => r.body)),
+        'pushed commits': await bareGit('log', '-p', '--all', '--format=%an %ae %s %b'),
+        'server log': fx.server.stderr(),
+      };
+      expect(findLeaks(places, [GITHUB_TOKEN, LLM_KEY, WEBHOOK_SECRET])).toEqual([]);
+      expect(readdirSync(outside).sort()).toEqual(['remotes', 'replace']);
+      expect(fx.github.violations).toEqual([]);
+    },
+    TEST_LIMIT_MS,
+  );
 });
 
 it.runIf(!sandboxed)('needs bubblewrap (skipped here: no working sandbox)', () => {

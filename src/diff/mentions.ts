@@ -1,0 +1,87 @@
+/**
+ * Mentions in text the bot posts but did not write (model output, texts quoting it) made inert on
+ * every platform: GitHub and Gitea `@user` / `@org/team`, GitLab `@user` / `@group` / `@all`,
+ * Bitbucket Cloud `@{account id}`, Data Center `@user` / `@"Display Name"`, Azure DevOps
+ * `@<GUID>`. A U+2060 WORD JOINER after the `@` looks the same but is no username character, so the
+ * platform neither links nor notifies anyone.
+ */
+import { certainCodeRanges, type TextRange } from './code-regions.js';
+
+/** U+2060 WORD JOINER: invisible, and no username character on any platform. */
+const WORD_JOINER = '\u2060';
+
+/** An `@`, or an HTML character reference that renders as one (`&#64;`, `&#x40;`, `&commat;`). */
+const AT = /@|&(?:#0*64|#[xX]0*40|commat);/g;
+
+/** The start of a URL's scheme, or of a `www.` link. */
+const URL_START = /^(?:https?:\/\/|www\.)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+[/?#][^\s<>"'`(){}[\]\\]*$/i;
+
+/** How far before an `@` a URL is looked for, characters (a longer URL gets the joiner). */
+const MAX_URL_LOOKBACK = 256;
+
+/**
+ * True when the `@` at `at` lies in a link's URL: an autolink or a link destination
+ * (`[text](https://…`, a bare `https://host.tld/…` or `www.host.tld/…` where GFM links
+ * it). The `@` of such a URL is no mention (`https://www.npmjs.com/package/@scope/name`), and a
+ * joiner would break the link. Reads at most `MAX_URL_LOOKBACK` characters.
+ */
+function inUrl(text: string, at: number): boolean {
+  const floor = Math.max(0, at - MAX_URL_LOOKBACK);
+  let start = at;
+  while (start > floor && !/\s/.test(text[start - 1] as string)) start--;
+  const token = text.slice(start, at).toLowerCase();
+  const http = Math.max(token.lastIndexOf('http://'), token.lastIndexOf('https://'));
+  return [http, token.lastIndexOf('www.')].some((scheme) => {
+    if (scheme < 0 || !URL_START.test(token.slice(scheme))) return false;
+    if (scheme === 0) return start === 0 || start > floor;
+    // GFM links a bare URL at a line's start or after a space, `*`, `_`, `~` or `(` (so also a
+    // destination `](…`). `<https://…>` is left out: without its `>` it is no autolink.
+    return '*_~('.includes(token[scheme - 1] as string);
+  });
+}
+
+function isInside(ranges: TextRange[], at: number, from: number): { inside: boolean; next: number } {
+  let i = from;
+  while (i < ranges.length && (ranges[i] as TextRange).end <= at) i++;
+  const range = ranges[i];
+  return { inside: range !== undefined && range.start <= at, next: i };
+}
+
+/**
+ * `text` with every mention outside code neutralised: an `@` (or a character reference for one)
+ * that starts a word — the character before it is not an ASCII letter or digit, so `a@b.com` stays
+ * an e-mail address — and is followed by a character that is not whitespace gets a U+2060 WORD
+ * JOINER after it (a reference becomes `@` + joiner).
+ *
+ * Left byte-exact:
+ * - code: fenced code blocks and inline code spans that are code on every renderer
+ *   (`certainCodeRanges`); no platform links a mention inside code, and a suggestion must stay
+ *   exactly what the model proposed. Where the Markdown is ambiguous the text is treated as prose;
+ * - the `@` of a URL that is a link on the platforms (`https://host.tld/path/@name`);
+ * - an `@` already followed by the joiner: the function is idempotent.
+ *
+ * Not for text the bot writes itself: an intentional mention (the requester's `@user`) must be
+ * appended after this. Linear in the text's length.
+ */
+export function neutraliseMentions(text: string): string {
+  if (!text.includes('@') && !text.includes('&')) return text;
+  const code = certainCodeRanges(text);
+  let out = '';
+  let last = 0;
+  let scan = 0;
+  for (const m of text.matchAll(AT)) {
+    const at = m.index;
+    const where = isInside(code, at, scan);
+    scan = where.next;
+    if (where.inside) continue;
+    const after = text[at + m[0].length];
+    if (after === undefined || /\s/.test(after) || after === WORD_JOINER) continue;
+    if (at > 0 && /[A-Za-z0-9]/.test(text[at - 1] as string)) continue;
+    if (m[0] === '@' && /[A-Za-z0-9_.-]/.test(after)) {
+      if (inUrl(text, at)) continue;
+    }
+    out += `${text.slice(last, at)}@${WORD_JOINER}`;
+    last = at + m[0].length;
+  }
+  return last === 0 ? text : out + text.slice(last);
+}

@@ -71,7 +71,7 @@ function afterContainers(line: string): string {
 /** True when some renderer could read the line as a fence (inside a container or indented). */
 function fenceLike(line: string): boolean {
   const rest = afterContainers(line);
-  return FENCE_RUN.test(rest) && !(rest.startsWith('`') && /^`+[^`]*`/.test(rest));
+  return FENCE_RUN.test(rest) && !/^`+(?!`).*`/.test(rest);
 }
 
 /** The fence the line opens at the top level, or undefined. */
@@ -89,8 +89,11 @@ function plainFence(line: string): { char: string; length: number; indent: numbe
  * whether a run was left open (it could close on a later line of the paragraph).
  */
 function lineSpans(line: string): { spans: TextRange[]; open: boolean } {
+  if (!line.includes('`')) return { spans: [], open: false };
   const runs: TextRange[] = [];
   for (const m of line.matchAll(/`+/g)) runs.push({ start: m.index, end: m.index + m[0].length });
+  // One run opens nothing on this line (it may close or open across lines: `open`).
+  if (runs.length === 1) return { spans: [], open: true };
   // next[i]: the first later run as long as run i; nextShorter[i]: one backtick shorter (the rest
   // of an escaped opener). One backwards pass keeps the scan linear.
   const next = new Int32Array(runs.length).fill(-1);

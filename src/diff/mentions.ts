@@ -13,31 +13,54 @@ const WORD_JOINER = '\u2060';
 /** An `@`, or an HTML character reference that renders as one (`&#64;`, `&#x40;`, `&commat;`). */
 const AT = /@|&(?:#0*64|#[xX]0*40|commat);/g;
 
-/** The start of a URL's scheme, or of a `www.` link. */
-const URL_START = /^(?:https?:\/\/|www\.)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+[/?#][^\s<>"'`(){}[\]\\]*$/i;
-
-/** How far before an `@` a URL is looked for, characters (a longer URL gets the joiner). */
-const MAX_URL_LOOKBACK = 256;
+/** A URL's start up to its path: scheme (or `www.`), a domain with a dot, then `/`, `?` or `#`. */
+const URL_HEAD = /^(?:https?:\/\/|www\.)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+[/?#]/i;
+/** Longest URL head read, characters (a domain is at most 253). */
+const MAX_URL_HEAD = 300;
+/** Characters that end a URL (an autolink, or a link destination). */
+const URL_END = /[\s<>"'`(){}[\]\\]/;
 
 /**
- * True when the `@` at `at` lies in a link's URL: an autolink or a link destination
- * (`[text](https://…`, a bare `https://host.tld/…` or `www.host.tld/…` where GFM links
- * it). The `@` of such a URL is no mention (`https://www.npmjs.com/package/@scope/name`), and a
- * joiner would break the link. Reads at most `MAX_URL_LOOKBACK` characters.
+ * Answers, for `@`s in increasing order, whether the `@` lies in a link's URL: an autolink or a
+ * link destination (`[text](https://…`, a bare `https://host.tld/…` or `www.host.tld/…` where GFM
+ * links it: at a line's start or after a space, `*`, `_`, `~` or `(`; `<https://…>` is left out, as
+ * without its `>` it is no autolink). The `@` of such a URL is no mention
+ * (`https://www.npmjs.com/package/@scope/name`), and a joiner would break the link. Reads each
+ * character once, so a text full of `@`s stays linear.
  */
-function inUrl(text: string, at: number): boolean {
-  const floor = Math.max(0, at - MAX_URL_LOOKBACK);
-  let start = at;
-  while (start > floor && !/\s/.test(text[start - 1] as string)) start--;
-  const token = text.slice(start, at).toLowerCase();
-  const http = Math.max(token.lastIndexOf('http://'), token.lastIndexOf('https://'));
-  return [http, token.lastIndexOf('www.')].some((scheme) => {
-    if (scheme < 0 || !URL_START.test(token.slice(scheme))) return false;
-    if (scheme === 0) return start === 0 || start > floor;
-    // GFM links a bare URL at a line's start or after a space, `*`, `_`, `~` or `(` (so also a
-    // destination `](…`). `<https://…>` is left out: without its `>` it is no autolink.
-    return '*_~('.includes(token[scheme - 1] as string);
-  });
+function urlTracker(text: string): (at: number) => boolean {
+  const starts = [...text.matchAll(/https?:\/\/|www\./gi)];
+  const heads = new Map<number, number>();
+  let next = 0;
+  let lastHttp = -1;
+  let lastWww = -1;
+  let read = 0;
+  let lastEnd = -1;
+  /** Length of the URL head at `start` (0: none), computed once per start. */
+  const headLength = (start: number): number => {
+    let length = heads.get(start);
+    if (length === undefined) {
+      length = URL_HEAD.exec(text.slice(start, start + MAX_URL_HEAD))?.[0].length ?? 0;
+      heads.set(start, length);
+    }
+    return length;
+  };
+  const linked = (start: number, at: number): boolean => {
+    if (start < 0 || start <= lastEnd) return false;
+    const head = headLength(start);
+    if (head === 0 || start + head > at) return false;
+    return start === 0 || /[\s*_~(]/.test(text[start - 1] as string);
+  };
+  return (at) => {
+    for (; read < at; read++) if (URL_END.test(text[read] as string)) lastEnd = read;
+    for (; next < starts.length; next++) {
+      const m = starts[next] as RegExpExecArray;
+      if (m.index + m[0].length > at) break;
+      if (m[0].toLowerCase() === 'www.') lastWww = m.index;
+      else lastHttp = m.index;
+    }
+    return linked(lastHttp, at) || linked(lastWww, at);
+  };
 }
 
 function isInside(ranges: TextRange[], at: number, from: number): { inside: boolean; next: number } {
@@ -66,6 +89,7 @@ function isInside(ranges: TextRange[], at: number, from: number): { inside: bool
 export function neutraliseMentions(text: string): string {
   if (!text.includes('@') && !text.includes('&')) return text;
   const code = certainCodeRanges(text);
+  const inUrl = urlTracker(text);
   let out = '';
   let last = 0;
   let scan = 0;
@@ -77,9 +101,7 @@ export function neutraliseMentions(text: string): string {
     const after = text[at + m[0].length];
     if (after === undefined || /\s/.test(after) || after === WORD_JOINER) continue;
     if (at > 0 && /[A-Za-z0-9]/.test(text[at - 1] as string)) continue;
-    if (m[0] === '@' && /[A-Za-z0-9_.-]/.test(after)) {
-      if (inUrl(text, at)) continue;
-    }
+    if (m[0] === '@' && /[A-Za-z0-9_.-]/.test(after) && inUrl(at)) continue;
     out += `${text.slice(last, at)}@${WORD_JOINER}`;
     last = at + m[0].length;
   }

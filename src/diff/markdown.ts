@@ -1,4 +1,4 @@
-/** Small Markdown helpers for review bodies: code spans and fences that survive any content. */
+/** Small Markdown helpers for posted text: code spans and fences that survive any content. */
 
 /** Length of the longest run of `char` in `text`. */
 function longestRun(text: string, char: string): number {
@@ -24,12 +24,8 @@ export function fencedBlock(content: string, info = ''): string {
   return `${fence}${info}\n${body}\n${fence}`;
 }
 
-/** An inline code span holding `text` verbatim (CommonMark: longer delimiters around backticks). */
-export function codeSpan(text: string): string {
-  const ticks = '`'.repeat(longestRun(text, '`') + 1);
-  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
-  return `${ticks}${pad}${text}${pad}${ticks}`;
-}
+/** Untrusted names as inline code spans nothing can escape (see `inline-code.ts`). */
+export { codeSpan } from './inline-code.js';
 
 /**
  * reviewbot's hidden memory markers (`<!-- reviewbot:… -->`, CONTRACT §13; format in

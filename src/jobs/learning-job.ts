@@ -11,6 +11,7 @@ import {
   type LearningsStore,
 } from '../learnings/index.js';
 import type { LearningCommand } from '../learnings/commands.js';
+import { codeSpan } from '../diff/markdown.js';
 import { escapeGlob } from '../patterns/glob-match.js';
 import type { Platform, ReviewComment } from '../platforms/types.js';
 import { earlierFindings } from '../review/memory/state.js';
@@ -113,7 +114,7 @@ async function learn(
   }
   const { id } = result.learning;
   ctx.logger.info({ learningId: id, path }, 'learning stored');
-  const where = path ? ` for files matching \`${path}\`` : '';
+  const where = path ? ` for files matching ${codeSpan(path)}` : '';
   return `Learned \`${id}\`${where}: later reviews of this repository take it into account. To undo: \`${me} forget ${id}\`.`;
 }
 

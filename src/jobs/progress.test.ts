@@ -189,4 +189,15 @@ describe('fitting a report to a platform', () => {
     expect(fitted).not.toHaveProperty('summary');
     expect(cut('abc', 3)).toBe('abc');
   });
+
+  it('neutralises mentions in the description and the summary (a check run summary is Markdown)', () => {
+    const platform = { progressLimits: { description: 140, summary: 65_535 } } as unknown as Platform;
+    const fitted = fitReport(
+      { description: 'The review failed: model said @acme/security-team', summary: 'ping @{123}, `@x`' },
+      platform,
+      new SecretMasker([]),
+    );
+    expect(fitted.description).toBe('The review failed: model said @\u2060acme/security-team');
+    expect(fitted.summary).toBe('ping @\u2060{123}, `@x`');
+  });
 });

@@ -4,8 +4,9 @@
  * is known and the job is going to run, finished with the job's outcome. A platform without
  * `startProgress`, or `review.progress: off`, shows nothing. Progress never fails or delays a job:
  * the start is not awaited by the job, every failure is logged as a warning and swallowed, and every
- * text is masked (`SecretMasker`), flattened to one line where it must be and cut to the platform's
- * documented limits (`Platform.progressLimits`).
+ * text is masked (`SecretMasker`), its mentions neutralised (`neutraliseMentions`: a check run's
+ * summary is Markdown, and a failure reason may quote model text), flattened to one line where it
+ * must be and cut to the platform's documented limits (`Platform.progressLimits`).
  */
 import type { Logger } from '../logger.js';
 import type {
@@ -17,6 +18,7 @@ import type {
 } from '../platforms/types.js';
 import type { ExecuteReviewResult } from '../review/types.js';
 import { formatCost, renderReceipt } from '../review/receipt.js';
+import { neutraliseMentions } from '../diff/mentions.js';
 import { describeError } from '../errors.js';
 import type { SecretMasker } from '../secrets.js';
 import type { BotType } from './types.js';
@@ -59,11 +61,15 @@ export function cut(text: string, limit: number): string {
   return text.length > limit ? `${text.slice(0, Math.max(0, limit - 1))}…` : text;
 }
 
-/** `report` masked and cut to the platform's limits; the summary dropped where it has no place. */
+/**
+ * `report` masked, its mentions neutralised and cut to the platform's limits; the summary dropped
+ * where it has no place.
+ */
 export function fitReport(report: ProgressReport, platform: Platform, masker: SecretMasker): ProgressReport {
   const limits = platform.progressLimits ?? { description: 140, summary: 0 };
-  const description = cut(masker.mask(report.description).replace(/\s+/g, ' ').trim(), limits.description);
-  const summary = report.summary !== undefined ? masker.mask(report.summary) : undefined;
+  const safe = (text: string): string => neutraliseMentions(masker.mask(text));
+  const description = cut(safe(report.description).replace(/\s+/g, ' ').trim(), limits.description);
+  const summary = report.summary !== undefined ? safe(report.summary) : undefined;
   return {
     description,
     ...(summary && limits.summary > 0 ? { summary: cut(summary, limits.summary) } : {}),

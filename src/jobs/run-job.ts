@@ -3,6 +3,7 @@
  * Job pod. Dispatches by bot type, times the job, records metrics, and turns any failure into a
  * short, secret-free reply on the pull request and a `failed` result. Never throws.
  */
+import { neutraliseMentions } from '../diff/mentions.js';
 import { describeError } from '../errors.js';
 import { parseLearningCommand } from '../learnings/commands.js';
 import { neutraliseMarkers } from '../review/memory/markers.js';
@@ -32,11 +33,12 @@ export function failureReason(error: unknown, masker: SecretMasker): string {
 
 /**
  * The comment posted when a job fails, e.g. "reviewbot could not finish this review: …"; marker-shaped
- * text in the reason (an error may quote the pull request) is neutralised (§13, issue 27).
+ * text and mentions in the reason (an error may quote the pull request or the model) are
+ * neutralised (§13, issue 27).
  */
 export function failureReplyBody(botType: BotType, reason: string): string {
   const what = botType === 'reviewer' ? 'this review' : 'this task';
-  return `reviewbot could not finish ${what}: ${neutraliseMarkers(reason)}`;
+  return `reviewbot could not finish ${what}: ${neutraliseMentions(neutraliseMarkers(reason))}`;
 }
 
 /** One line about a finished WORKER job for its progress report. */

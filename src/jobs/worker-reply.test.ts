@@ -81,6 +81,23 @@ describe('workerReplyBody', () => {
     expect(body).toContain('… and 5 more');
   });
 
+  it('neutralises the agent mentions and keeps hostile branch and file names in code spans', () => {
+    const body = workerReplyBody(
+      'Done; @acme/security-team should know. `@Injectable` stays.',
+      { kind: 'fork', files: ['a\n\n</details>\n\n@team ![x](http://x.invalid)', 'b`c.ts'] },
+      { ...pr, headBranch: 'topic/`x`' },
+    );
+    expect(body).toBe(
+      [
+        'Done; @\u2060acme/security-team should know. `@Injectable` stays.',
+        '',
+        'These changes could not be pushed: the branch `` topic/`x` `` lives in the fork forker/widgets, and fork branches are not writable by the bot. Changed files:',
+        '- `a␤␤</details>␤␤@team ![x](http://x.invalid)`',
+        '- ``b`c.ts``',
+      ].join('\n'),
+    );
+  });
+
   it('says so when the agent gave no summary', () => {
     expect(workerReplyBody('  ', { kind: 'no-changes' }, pr)).toBe(
       '_The worker finished without a summary._',

@@ -3,6 +3,8 @@
  * posted in the mention's thread.
  */
 import type { PullRequestInfo, ReviewComment } from '../platforms/types.js';
+import { codeSpan } from '../diff/markdown.js';
+import { neutraliseMentions } from '../diff/mentions.js';
 import { neutraliseMarkers } from '../review/memory/markers.js';
 
 /** Name used when `worker.bot_username` is not configured. */
@@ -54,23 +56,25 @@ const MAX_LISTED_FILES = 20;
  *   files they touched;
  * - no changes: nothing more.
  *
- * Marker-shaped text (from the summary, branch or file names) is neutralised (§13, issue 27).
+ * Marker-shaped text (from the summary, branch or file names) is neutralised (§13, issue 27), and
+ * so are mentions outside code (`neutraliseMentions`: the agent's `@team` pings no one; the reply
+ * holds no intentional mention); branch and file names are code spans nothing can escape.
  */
 export function workerReplyBody(summary: string, result: WorkerResult, pr: PullRequestInfo): string {
   const parts = [summary.trim() || '_The worker finished without a summary._'];
   if (result.kind === 'pushed') {
-    parts.push(`Pushed commit ${result.sha} to \`${pr.headBranch}\`.`);
+    parts.push(`Pushed commit ${result.sha} to ${codeSpan(pr.headBranch)}.`);
   } else if (result.kind === 'fork') {
-    const listed = result.files.slice(0, MAX_LISTED_FILES).map((file) => `- \`${file}\``);
+    const listed = result.files.slice(0, MAX_LISTED_FILES).map((file) => `- ${codeSpan(file)}`);
     if (result.files.length > MAX_LISTED_FILES) {
       listed.push(`- … and ${result.files.length - MAX_LISTED_FILES} more`);
     }
     parts.push(
       [
-        `These changes could not be pushed: the branch \`${pr.headBranch}\` lives in the fork ${pr.headRepoFullName}, and fork branches are not writable by the bot. Changed files:`,
+        `These changes could not be pushed: the branch ${codeSpan(pr.headBranch)} lives in the fork ${pr.headRepoFullName}, and fork branches are not writable by the bot. Changed files:`,
         ...listed,
       ].join('\n'),
     );
   }
-  return neutraliseMarkers(parts.join('\n\n'));
+  return neutraliseMentions(neutraliseMarkers(parts.join('\n\n')));
 }

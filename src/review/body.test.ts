@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildReviewBody, lineCountOf, renderInlineBody } from './body.js';
 import { fencedBlock } from '../diff/markdown.js';
+import { renderGitHubSuggestion } from '../platforms/github/suggestion.js';
 import type { Finding } from './types.js';
 
 const finding = (overrides: Partial<Finding>): Finding => ({
@@ -114,6 +115,41 @@ describe('buildReviewBody', () => {
       '  ```ts',
       '  x();',
       '  ```',
+    ]);
+  });
+});
+
+const J = '\u2060';
+
+describe('mentions and hostile paths in posted review text', () => {
+  it('neutralises mentions in an inline body and leaves its suggestion byte-exact', () => {
+    const suggestion = 'const owner = "@acme/security-team"; // @{123}';
+    const body = renderInlineBody(
+      finding({ body: 'cc @acme/security-team and @{123}; `@Inject` is fine; mail a@b.com.', suggestion }),
+      renderGitHubSuggestion,
+    );
+    expect(body).toBe(
+      `cc @${J}acme/security-team and @${J}{123}; \`@Inject\` is fine; mail a@b.com.\n\n` +
+        `\`\`\`suggestion\n${suggestion}\n\`\`\``,
+    );
+  });
+
+  it('neutralises mentions in the summary and the notes, not in their code', () => {
+    const body = buildReviewBody('Escalate to @{123}; see `@Override`.', [
+      finding({ body: 'Ask @acme/security-team.', suggestion: '@Override\nvoid run() {}' }),
+    ]);
+    expect(body).toContain(`Escalate to @${J}{123}; see \`@Override\`.`);
+    expect(body).toContain(`(RIGHT): Ask @${J}acme/security-team.`);
+    expect(body).toContain('  ```\n  @Override\n  void run() {}\n  ```');
+  });
+
+  it('keeps a hostile path of a note in one code span on its list line', () => {
+    const path = 'x\n\n</details>\n\n![img](http://x.invalid/p.png) @team `y`';
+    const body = buildReviewBody('', [finding({ path, body: 'Note.' })]);
+    expect(body.split('\n')).toEqual([
+      '### Additional notes (not in diff)',
+      '',
+      '- ``x␤␤</details>␤␤![img](http://x.invalid/p.png) @team `y`:12`` (RIGHT): Note.',
     ]);
   });
 });

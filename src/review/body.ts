@@ -3,11 +3,14 @@
  * the summary plus every finding that could not be posted inline (CONTRACT §7).
  *
  * These are the places where text the bot did not write (model output, file paths, notices that
- * quote errors or settings) enters a posted review: both run it through `neutraliseMarkers`, and
- * only the bot's own hidden markers are appended afterwards (§13, issue 27).
+ * quote errors or settings) enters a posted review: both run it through `neutraliseMarkers` and
+ * `neutraliseMentions` (a mention in model text pings no one; code, suggestions included, stays
+ * byte-exact), file paths are code spans nothing can escape (`codeSpan`), and only the bot's own
+ * hidden markers are appended afterwards (§13, issue 27).
  */
 import type { Finding } from './types.js';
 import { codeSpan, fencedBlock } from '../diff/markdown.js';
+import { neutraliseMentions } from '../diff/mentions.js';
 import { neutraliseMarkers } from './memory/markers.js';
 
 /** Heading of the section that lists rejected findings in the review body (CONTRACT §7). */
@@ -24,7 +27,8 @@ export function lineCountOf(finding: Pick<Finding, 'line' | 'startLine'>): numbe
  * The Markdown body of one inline comment: the finding's trimmed body, then, for a RIGHT-side
  * finding with a suggestion, the suggestion in the platform's syntax after a blank line. A LEFT-side
  * suggestion is never rendered (it would suggest changing the old file). Marker-shaped text is
- * neutralised (`neutraliseMarkers`); the caller appends the finding's own marker.
+ * neutralised (`neutraliseMarkers`), and so are mentions outside code (`neutraliseMentions`: the
+ * suggestion block is code and stays byte-exact); the caller appends the finding's own marker.
  *
  * @param renderSuggestion the platform's renderer (`Platform.renderSuggestion`), called with the
  *   suggested replacement text and the number of lines it replaces.
@@ -39,7 +43,7 @@ export function renderInlineBody(
   if (finding.suggestion !== undefined && finding.side === 'RIGHT') {
     parts.push(renderSuggestion(finding.suggestion, lineCountOf(finding)));
   }
-  return neutraliseMarkers(parts.join('\n\n'));
+  return neutraliseMentions(neutraliseMarkers(parts.join('\n\n')));
 }
 
 /** `path:line` or `path:start-line`, or the bare path when the line is not a positive integer. */
@@ -79,7 +83,8 @@ function renderNote(finding: Finding): string {
  * @param summary the model's summary (may be empty).
  * @param rejected findings not postable inline, in the order to list them.
  * Everything but `extras.markers` is neutralised (`neutraliseMarkers`), so the bot's own review
- * marker is the only one in the body, and its last line.
+ * marker is the only one in the body, and its last line; mentions outside code are neutralised
+ * (`neutraliseMentions`), so the model's `@team` pings no one. The body holds no intentional mention.
  *
  * @param extras sections other concerns add (see `ReviewBodyExtras`); empty ones are skipped.
  * @returns Markdown, or `''` when there is neither a summary nor a rejected finding.
@@ -95,7 +100,9 @@ export function buildReviewBody(summary: string, rejected: Finding[], extras: Re
   }
   for (const part of extras.after ?? []) if (part.trim().length > 0) sections.push(part.trim());
   const hidden = (extras.markers ?? []).join('\n');
-  return [neutraliseMarkers(sections.join('\n\n')), hidden].filter((p) => p.length > 0).join('\n\n');
+  return [neutraliseMentions(neutraliseMarkers(sections.join('\n\n'))), hidden]
+    .filter((p) => p.length > 0)
+    .join('\n\n');
 }
 
 /**

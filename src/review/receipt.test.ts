@@ -79,3 +79,34 @@ function receiptInput() {
     capped: false,
   };
 }
+
+describe('receipt with hostile paths', () => {
+  const hostile = [
+    'deps\n\n</details>\n\n@acme/security-team ![img](http://x.invalid/p.png)\n\nyarn.lock',
+    'gen/``a`\u202e.js',
+    `${'deep/'.repeat(400)}long.min.js`,
+  ];
+  const text = renderReceipt(
+    buildReceipt({
+      ...receiptInput(),
+      skipped: hostile.map((path) => ({ path, reason: 'generated' })),
+      notReviewed: ['late\n\n# Heading\n\n@team'],
+    }),
+  );
+
+  it('keeps each path in one code span on its own list line: only the receipt closes its block', () => {
+    const lines = text.split('\n');
+    expect(lines.filter((line) => line.trim() === '</details>')).toEqual(['</details>']);
+    expect(lines.at(-1)).toBe('</details>');
+    for (const line of lines) expect(line).not.toMatch(/^\s*(?:@|!\[|#|<\/details>.)/);
+    expect(text).toContain(
+      '- `deps␤␤</details>␤␤@acme/security-team ![img](http://x.invalid/p.png)␤␤yarn.lock` (generated)',
+    );
+    expect(text).toContain('- ```gen/``a`\\u{202E}.js``` (generated)');
+    expect(text).toContain('- `late␤␤# Heading␤␤@team`');
+    // A 2,000-character path is cut in the middle, its file name kept.
+    const long = lines.find((line) => line.includes('long.min.js')) ?? '';
+    expect(long.length).toBeLessThan(300);
+    expect(long).toMatch(/^- `deep\/deep\/.*….*\/long\.min\.js` \(generated\)$/);
+  });
+});

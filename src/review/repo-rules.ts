@@ -8,6 +8,7 @@
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { Logger } from '../logger.js';
 import type { Platform } from '../platforms/types.js';
+import { codeSpan } from '../diff/markdown.js';
 import { matchGlobSpecs } from '../patterns/glob-match.js';
 import { RepoRulesFile, type PathInstruction } from './repo-rules-schema.js';
 import { createFence } from './prompt.js';
@@ -87,8 +88,8 @@ export function parseRulesFile(
   const problems = checked.error.issues.map((issue) => {
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
     const at = issue.path.map(String).join('.');
-    if (keys.length > 0) return keys.map((k) => `unknown key \`${at ? `${at}.` : ''}${k}\``).join('; ');
-    return `\`${at || '(root)'}\`: ${issue.message}`;
+    if (keys.length > 0) return keys.map((k) => `unknown key ${codeSpan(at ? `${at}.${k}` : k)}`).join('; ');
+    return `${codeSpan(at || '(root)')}: ${issue.message}`;
   });
   return { ok: false, problems };
 }

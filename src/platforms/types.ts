@@ -219,6 +219,13 @@ export interface Platform {
   listComments(repoFullName: string, prNumber: number): Promise<ExistingComment[]>;
   /** Logins that identify the bot itself (authenticated account; App: `<slug>[bot]`). */
   getBotUsernames(): Promise<string[]>;
+  /**
+   * Optional (CONTRACT §6): names that mention the bot on this platform besides the configured bot
+   * usernames, as a comment's body writes them after the `@` (Bitbucket Cloud: `{<account id>}`
+   * of the token's account, what the editor's mention picker stores). Empty when the platform
+   * cannot tell who the bot is; then only the configured usernames mention it.
+   */
+  getBotMentionNames?(): Promise<string[]>;
   /** Adds a reaction (e.g. `eyes`) to a comment. */
   addReaction(target: CommentTarget, reaction: 'eyes'): Promise<void>;
   /** Posts a reply in the thread of `target`, or as a PR comment. */

@@ -266,13 +266,14 @@ export interface Platform {
    * do not name it (Gitea delivers a reply in a code conversation as a plain `issue_comment`;
    * Bitbucket Cloud names only the immediate parent of a reply). `discussionId` is the thread's
    * first comment (a `ReviewThread`'s `commentId`, and what `postReply` replies in as
-   * `discussionId`), `path` its file. Undefined when the comment is in no inline thread.
+   * `discussionId`), `path` its file, `line`/`side` the thread's line where the platform says, and
+   * `diffHunk` the diff around it. Undefined when the comment is in no inline thread.
    */
   locateComment?(
     repoFullName: string,
     prNumber: number,
     commentId: string,
-  ): Promise<{ discussionId: string; path: string } | undefined>;
+  ): Promise<LocatedComment | undefined>;
   /**
    * Resolves thread `threadId` (GitHub GraphQL `resolveReviewThread`, GitLab `PUT .../discussions/:id`
    * with `resolved=true`). Callers resolve only threads the bot started (§13).
@@ -343,6 +344,18 @@ export interface ReviewComment {
   cloneUrl: string;
   deliveryId: string;
   eventType: EventType;
+}
+
+/** Where `Platform.locateComment` found a comment: its inline thread. */
+export interface LocatedComment {
+  /** The thread's first comment: what `postReply` answers in as `discussionId`. */
+  discussionId: string;
+  path: string;
+  /** The thread's line on `side` (RIGHT = new file, LEFT = old file), when the platform says. */
+  line?: number;
+  side?: DiffSide;
+  /** The diff around the line, when the platform keeps it. */
+  diffHunk?: string;
 }
 
 /** A webhook request as received: headers lower-cased, the exact raw body bytes. */

@@ -103,16 +103,23 @@ async function createStandaloneRunner(
   });
 }
 
-/** Asks each platform who the bot is; a failure is logged and the configured usernames still apply. */
+/**
+ * Asks each platform who the bot is: its logins (`getBotUsernames`) and the names that mention it
+ * besides the configured ones (`getBotMentionNames`, per platform). A failure is logged once per
+ * platform and the configured usernames still apply.
+ */
 async function resolveBotIdentities(
   platforms: Map<PlatformName, Platform>,
   logger: Logger,
-): Promise<string[]> {
+): Promise<{ names: string[]; mentions: Partial<Record<PlatformName, string[]>> }> {
   const names: string[] = [];
+  const mentions: Partial<Record<PlatformName, string[]>> = {};
   await Promise.all(
     [...platforms.values()].map(async (platform) => {
       try {
         names.push(...(await platform.getBotUsernames()));
+        const aliases = (await platform.getBotMentionNames?.()) ?? [];
+        if (aliases.length > 0) mentions[platform.name] = aliases;
       } catch (error) {
         logger.warn(
           { platform: platform.name, err: describeError(error) },
@@ -121,7 +128,7 @@ async function resolveBotIdentities(
       }
     }),
   );
-  return names;
+  return { names, mentions };
 }
 
 /** Runs the server until a signal; resolves with the exit code. */
@@ -163,12 +170,13 @@ export async function runServeCommand(
   }
   const mode = config.kubernetes.image ? 'cluster' : 'standalone';
 
-  const botIdentities = await resolveBotIdentities(platforms, logger);
+  const { names: botIdentities, mentions: botMentionNames } = await resolveBotIdentities(platforms, logger);
   const dispatch = createDispatcher({
     rules: {
       ...(config.reviewer.bot_username ? { reviewerUsername: config.reviewer.bot_username } : {}),
       ...(config.worker.bot_username ? { workerUsername: config.worker.bot_username } : {}),
       botIdentities,
+      botMentionNames,
       allowedRepos: config.access.allowed_repos,
       triggers: config.reviewer.triggers,
     },

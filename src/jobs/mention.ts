@@ -13,6 +13,12 @@ import type { BotType, Mention } from './types.js';
 export interface MentionNames {
   workerUsername?: string | undefined;
   reviewerUsername?: string | undefined;
+  /**
+   * Other names that mention the bot (`Platform.getBotMentionNames`, e.g. Bitbucket Cloud's
+   * `{<account id>}`) and the bot type they start; a configured username mentioned at the same
+   * place wins.
+   */
+  aliases?: { botType: BotType; usernames: readonly string[] } | undefined;
 }
 
 /**
@@ -222,7 +228,8 @@ function findMention(
  * and `.`, so `@rb_`, `@rb.x` are other users while `@rb.` ends a sentence), and that is not inside
  * an inline code span, a ``` or ~~~ fenced code block, or a `>` quote line. When both bots are
  * mentioned the first mention decides (`worker.bot_username` → worker, `reviewer.bot_username` →
- * reviewer; the reviewer wins a tie, i.e. when both names are the same). The prompt is the body
+ * reviewer; the reviewer wins a tie, i.e. when both names are the same); `names.aliases` mention
+ * the bot as well, for their bot type, after the configured names in a tie. The prompt is the body
  * with that one mention removed, trimmed.
  *
  * Only the first `MENTION_SCAN_LIMIT` code units are read for the mention (a later one is not
@@ -240,10 +247,12 @@ export function extractMention(
   const text = mentionableText(body);
   const probe = text.length < body.length ? `${text}a` : text;
   const candidates: Array<{ botType: BotType; index: number; length: number }> = [];
-  for (const [botType, username] of [
+  const named: Array<readonly [BotType, string | undefined]> = [
     ['reviewer', names.reviewerUsername],
     ['worker', names.workerUsername],
-  ] as const) {
+    ...(names.aliases?.usernames ?? []).map((alias) => [names.aliases!.botType, alias] as const),
+  ];
+  for (const [botType, username] of named) {
     if (!username) continue;
     const found = findMention(text, probe, username, grammar);
     if (found) candidates.push({ botType, ...found });

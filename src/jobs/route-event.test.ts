@@ -122,6 +122,44 @@ describe('routeEvent', () => {
       { workerUsername: undefined },
       ignore('no mention of the bot'),
     ],
+    [
+      "a mention by the platform's name for the bot (Bitbucket Cloud account id) starts the REVIEWER",
+      makeComment({
+        platform: 'bitbucket',
+        authorUsername: '{alice}',
+        body: '@{557058:bot-1} please review',
+      }),
+      { botMentionNames: { bitbucket: ['{557058:bot-1}'] } },
+      { action: 'job', botType: 'reviewer', prompt: 'please review' },
+    ],
+    [
+      'the same with only a WORKER configured starts the WORKER',
+      makeComment({ platform: 'bitbucket', authorUsername: '{alice}', body: '@{557058:bot-1} fix it' }),
+      { botMentionNames: { bitbucket: ['{557058:bot-1}'] }, reviewerUsername: undefined },
+      { action: 'job', botType: 'worker', prompt: 'fix it' },
+    ],
+    [
+      'a configured name mentioned first still decides',
+      makeComment({
+        platform: 'bitbucket',
+        authorUsername: '{alice}',
+        body: '@rb-worker and @{557058:bot-1}',
+      }),
+      { botMentionNames: { bitbucket: ['{557058:bot-1}'] } },
+      { action: 'job', botType: 'worker', prompt: 'and @{557058:bot-1}' },
+    ],
+    [
+      "another platform's name for the bot is no mention here",
+      makeComment({ body: '@{557058:bot-1} please review' }),
+      { botMentionNames: { bitbucket: ['{557058:bot-1}'] } },
+      ignore('no mention of the bot'),
+    ],
+    [
+      'another account id is no mention',
+      makeComment({ platform: 'bitbucket', authorUsername: '{alice}', body: '@{557058:other} review' }),
+      { botMentionNames: { bitbucket: ['{557058:bot-1}'] } },
+      ignore('no mention of the bot'),
+    ],
   ])('%s', (_label, comment, override, expected) => {
     expect(routeEvent(comment, { ...rules, ...override })).toEqual(expected);
   });

@@ -4,7 +4,7 @@
  * payload before its body is read: the Markdown scan of an untrusted body runs only for comments
  * that may start a job.
  */
-import type { EventType, ReviewComment } from '../platforms/types.js';
+import type { EventType, PlatformName, ReviewComment } from '../platforms/types.js';
 import { usernameGrammar } from '../platforms/usernames.js';
 import { extractMention } from './mention.js';
 import type { BotType } from './types.js';
@@ -20,6 +20,13 @@ export interface RouteRules {
   workerUsername?: string | undefined;
   /** The bot's own logins as the platforms report them (`Platform.getBotUsernames()`). */
   botIdentities: string[];
+  /**
+   * Per platform, names that mention the bot besides the configured usernames
+   * (`Platform.getBotMentionNames()`, e.g. Bitbucket Cloud `{<account id>}`). Such a mention
+   * starts the REVIEWER when `reviewerUsername` is set, else the WORKER: one account serves both
+   * bots, and a request by the account alone gets the bot that only reads.
+   */
+  botMentionNames?: Partial<Record<PlatformName, readonly string[]>> | undefined;
   /** `access.allowed_users`: who may start a job by comment; empty = nobody. */
   allowedUsers: readonly string[];
   /** `access.allowed_repos`; empty = every repository. */
@@ -64,8 +71,8 @@ export function isAllowedUser(login: string, allowedUsers: readonly string[], pl
  * 3. a comment by the bot itself (`botIdentities`, the configured usernames) or by any account
  *    whose login ends in `[bot]` → ignore "comment by a bot";
  * 4. a comment by a user outside `allowedUsers` → ignore "user <login> is not allowed";
- * 5. no mention of a configured bot (see `extractMention`; the comment's platform decides where a
- *    username ends) → ignore;
+ * 5. no mention of a configured bot, nor of one of the platform's `botMentionNames` (see
+ *    `extractMention`; the comment's platform decides where a username ends) → ignore;
  * 6. otherwise a job for the mentioned bot with the mention's prompt.
  * Steps 1–4 read only the payload's names, never `comment.body`: the body is scanned (linear, in
  * a bounded prefix) only for an allowed user's comment.
@@ -86,9 +93,16 @@ export function routeEvent(comment: ReviewComment, rules: RouteRules): RouteDeci
   if (!isAllowedUser(comment.authorUsername, rules.allowedUsers, comment.platform)) {
     return { action: 'ignore', reason: `user ${comment.authorUsername} is not allowed` };
   }
+  const aliases = rules.botMentionNames?.[comment.platform] ?? [];
   const mention = extractMention(
     comment.body,
-    { reviewerUsername: rules.reviewerUsername, workerUsername: rules.workerUsername },
+    {
+      reviewerUsername: rules.reviewerUsername,
+      workerUsername: rules.workerUsername,
+      ...(aliases.length > 0
+        ? { aliases: { botType: rules.reviewerUsername ? 'reviewer' : 'worker', usernames: aliases } }
+        : {}),
+    },
     usernameGrammar(comment.platform),
   );
   if (!mention) return { action: 'ignore', reason: 'no mention of the bot' };

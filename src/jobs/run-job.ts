@@ -10,6 +10,7 @@ import { neutraliseMarkers } from '../review/memory/markers.js';
 import type { SecretMasker } from '../secrets.js';
 import type { JobContext } from './job-context.js';
 import { processLearningCommand } from './learning-job.js';
+import { placeInThread } from './place-in-thread.js';
 import { createJobProgress, failureReport, reviewReport, type JobProgress } from './progress.js';
 import { replyTargetOf } from './reply-target.js';
 import { processReviewerComment } from './reviewer-job.js';
@@ -52,13 +53,14 @@ function workerDescription(result: WorkerResult): string {
  * Runs `payload` and returns how it ended. REVIEWER → `processReviewerComment`, WORKER →
  * `processWorkerComment`; the job's log lines carry `jobId`, `platform`, `repo`, `pr`, `botType`.
  * Records `metrics.job(botType, result, durationMs)`. Drives the job's progress report (§18,
- * `progress.ts`): started by the job once it knows the head, finished here. On any error: logs it, posts
+ * `progress.ts`): started by the job once it knows the head, finished here. A mention the event did
+ * not place in its inline thread is placed first (`placeInThread`). On any error: logs it, posts
  * `failureReplyBody` in the mention's thread (a failure to post is only logged) and returns
  * `{ status: 'failed', error: reason }`; a WORKER that fails before its push has pushed nothing.
  */
 export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobResult> {
   const started = Date.now();
-  const { comment } = payload;
+  let { comment } = payload;
   const logger = ctx.logger.child({
     jobId: payload.jobId,
     platform: comment.platform,
@@ -83,12 +85,16 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
   try {
     // §20: a REVIEWER mention starting with learn/remember/forget is a command, not a review.
     const command = payload.botType === 'reviewer' ? parseLearningCommand(payload.prompt) : undefined;
+    // A mention in an inline thread the event did not name is answered in that thread (a learning
+    // command places itself).
+    if (!command && platform) comment = await placeInThread(platform, comment, logger);
+    const placed: JobPayload = { ...payload, comment };
     if (command) await processLearningCommand(payload, command, jobCtx);
     else if (payload.botType === 'reviewer') {
-      const outcome = await processReviewerComment(payload, jobCtx);
+      const outcome = await processReviewerComment(placed, jobCtx);
       await progress?.finish('neutral', reviewReport(outcome.review.result, outcome.posted?.posted.url));
     } else if (payload.botType === 'worker') {
-      const outcome = await processWorkerComment(payload, jobCtx);
+      const outcome = await processWorkerComment(placed, jobCtx);
       await progress?.finish('success', {
         description: workerDescription(outcome.result),
         url: outcome.posted.url,

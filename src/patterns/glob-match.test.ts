@@ -1,7 +1,7 @@
 /** `escapeGlob` against picomatch itself: an escaped path matches exactly that path. */
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
-import { escapeGlob, filterByGlob } from './glob-match.js';
+import { escapeGlob, filterByGlob, matchGlobSpecs } from './glob-match.js';
 
 describe('escapeGlob', () => {
   it.each([
@@ -25,5 +25,28 @@ describe('escapeGlob', () => {
     expect(await filterByGlob(escapeGlob('pages/[id].tsx'), paths, { timeoutMs: 5_000 })).toEqual([
       'pages/[id].tsx',
     ]);
+  });
+});
+
+describe('matchGlobSpecs time limits', () => {
+  const hostile = `${'@(a|aa)'.repeat(40)}b`;
+  const victim = 'a'.repeat(52);
+
+  it('stops a match that outlasts its budget, counted from the start of matching', async () => {
+    const started = performance.now();
+    const outcome = await matchGlobSpecs([{ pattern: 'a*' }, { pattern: hostile }], ['ab', victim], 300);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(outcome.timedOut).toBe(true);
+    expect(outcome.matches[0]).toEqual([0, 1]);
+    expect(outcome.failures.get(1)).toBe('timed out after 300 ms');
+  });
+
+  it('stops the worker at the hard deadline even when the budget is larger', async () => {
+    const started = performance.now();
+    const outcome = await matchGlobSpecs([{ pattern: hostile }], [victim], 60_000, undefined, {
+      deadlineMs: 700,
+    });
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(outcome.failures.get(0)).toBe('timed out after 700 ms');
   });
 });

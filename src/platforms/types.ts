@@ -219,6 +219,13 @@ export interface Platform {
   listComments(repoFullName: string, prNumber: number): Promise<ExistingComment[]>;
   /** Logins that identify the bot itself (authenticated account; App: `<slug>[bot]`). */
   getBotUsernames(): Promise<string[]>;
+  /**
+   * Optional (CONTRACT §6): names that mention the bot on this platform besides the configured bot
+   * usernames, as a comment's body writes them after the `@` (Bitbucket Cloud: `{<account id>}`
+   * of the token's account, what the editor's mention picker stores). Empty when the platform
+   * cannot tell who the bot is; then only the configured usernames mention it.
+   */
+  getBotMentionNames?(): Promise<string[]>;
   /** Adds a reaction (e.g. `eyes`) to a comment. */
   addReaction(target: CommentTarget, reaction: 'eyes'): Promise<void>;
   /** Posts a reply in the thread of `target`, or as a PR comment. */
@@ -259,13 +266,14 @@ export interface Platform {
    * do not name it (Gitea delivers a reply in a code conversation as a plain `issue_comment`;
    * Bitbucket Cloud names only the immediate parent of a reply). `discussionId` is the thread's
    * first comment (a `ReviewThread`'s `commentId`, and what `postReply` replies in as
-   * `discussionId`), `path` its file. Undefined when the comment is in no inline thread.
+   * `discussionId`), `path` its file, `line`/`side` the thread's line where the platform says, and
+   * `diffHunk` the diff around it. Undefined when the comment is in no inline thread.
    */
   locateComment?(
     repoFullName: string,
     prNumber: number,
     commentId: string,
-  ): Promise<{ discussionId: string; path: string } | undefined>;
+  ): Promise<LocatedComment | undefined>;
   /**
    * Resolves thread `threadId` (GitHub GraphQL `resolveReviewThread`, GitLab `PUT .../discussions/:id`
    * with `resolved=true`). Callers resolve only threads the bot started (§13).
@@ -336,6 +344,18 @@ export interface ReviewComment {
   cloneUrl: string;
   deliveryId: string;
   eventType: EventType;
+}
+
+/** Where `Platform.locateComment` found a comment: its inline thread. */
+export interface LocatedComment {
+  /** The thread's first comment: what `postReply` answers in as `discussionId`. */
+  discussionId: string;
+  path: string;
+  /** The thread's line on `side` (RIGHT = new file, LEFT = old file), when the platform says. */
+  line?: number;
+  side?: DiffSide;
+  /** The diff around the line, when the platform keeps it. */
+  diffHunk?: string;
 }
 
 /** A webhook request as received: headers lower-cased, the exact raw body bytes. */

@@ -22,7 +22,7 @@ import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
 import { createDiffScenario, type DiffScenario } from '../support/git-fixtures.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { LLM_KEY, reviewScript } from './cli-fixture.js';
-import { waitFor } from './serve-fixture.js';
+import { summaryReply, waitFor } from './serve-fixture.js';
 
 const TOKEN = 'bb-e2e-serve-token-that-must-never-leak';
 const SECRET = 'bb-hook-secret-e2e-0123456789';
@@ -31,6 +31,8 @@ const BOT = 'reviewbot-bb';
 const REVIEWER = 'rb-reviewer';
 /** Another account that took the allowed user's, then the bot's, nickname. */
 const MALLORY_ID = '557058:mallory-0666';
+/** The token's account (the fake's `GET /user`); no setting names it. */
+const BOT_ID = '557058:bot-0001';
 
 describe('reviewbot serve on Bitbucket Cloud', () => {
   let root: string;
@@ -52,7 +54,7 @@ describe('reviewbot serve on Bitbucket Cloud', () => {
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-bb-serve-'));
     scenario = createDiffScenario(path.join(root, 'repos'), REPO);
-    bb = await startFakeBitbucketCloud({ token: TOKEN, nickname: BOT });
+    bb = await startFakeBitbucketCloud({ token: TOKEN, nickname: BOT, accountId: BOT_ID });
     bb.addPullRequest({
       repo: REPO,
       id: 7,
@@ -138,6 +140,25 @@ describe('reviewbot serve on Bitbucket Cloud', () => {
       },
     );
     expect(again).toMatchObject({ status: 200, json: { status: 'ignored', reason: 'duplicate delivery' } });
+  });
+
+  it('a mention picked from the list (@{<account id>} of the bot) starts the REVIEWER with no setting naming it', async () => {
+    llm.setScript([summaryReply('Asked by account id: nothing to add.')]);
+    const stored = bb.addComment(REPO, 7, { raw: `@{${BOT_ID}} please review`, author: 'alice' });
+    const res = await send(
+      'pullrequest:comment_created',
+      commentHook(pr, { id: stored.id, raw: stored.raw, author: 'alice' }),
+    );
+    expect(res).toMatchObject({ status: 200, json: { status: 'accepted' } });
+    const reply = await waitFor(
+      () => bb.comments(REPO, 7).find((c) => c.raw.includes('Asked by account id: nothing to add.')),
+      60_000,
+      'the reply',
+    );
+    expect(reply).toMatchObject({ author: BOT });
+    // The prompt is the comment without the mention.
+    expect(JSON.stringify(llm.requests.at(-1))).toContain('please review');
+    expect(bb.violations).toEqual([]);
   });
 
   it("an account that took an allowed user's nickname starts nothing (§6: account ids, not nicknames)", async () => {

@@ -4,7 +4,8 @@
  * `X-Gitea-Event`/`-Type`, `X-Gitea-Delivery`; payloads built like `modules/structs`), puts `eyes`
  * on the mention, posts the REVIEWER's review with inline comments on the fake Gitea (which checks
  * every request against Gitea's swagger), lets the WORKER commit, push and reply, reviews on a
- * lifecycle trigger, and answers a redelivery and a forged signature without doing anything.
+ * lifecycle trigger, answers a mention in a code conversation in that conversation, and answers a
+ * redelivery and a forged signature without doing anything.
  * Bot names hold `.` and `_`, which Gitea usernames may.
  */
 import { execFile } from 'node:child_process';
@@ -206,6 +207,42 @@ describe('reviewbot serve on Gitea/Forgejo', () => {
       60_000,
       'review after a review mention',
     );
+    expect(gitea.violations).toEqual([]);
+  });
+
+  it('a mention in a code conversation is answered in that conversation, not on the pull request', async () => {
+    llm.setScript([summaryReply('Yes: v3 stays within the limit.')]);
+    // Bob opens a conversation on a line; Alice replies there. Gitea delivers her reply as a plain
+    // comment (issue_comment / pull_request_comment) naming no file or line.
+    const opened = gitea.addCodeComment({
+      repo: REPO,
+      index: 7,
+      author: 'bob',
+      body: 'Is v3 too large?',
+      path: SCENARIO_PATHS.modified,
+      line: 3,
+    });
+    const asked = gitea.addCodeComment({
+      repo: REPO,
+      index: 7,
+      author: 'alice',
+      body: `@${REVIEWER} is this within the limit?`,
+      path: SCENARIO_PATHS.modified,
+      line: 3,
+      inReplyTo: opened.id,
+    });
+    const hook = pullRequestCommentHook(ctx, await pr(7), { id: asked.id, body: asked.body });
+    expect((await send(hook)).json).toEqual({ status: 'accepted' });
+    const isAnswer = (c: { body: string }) => c.body.includes('Yes: v3 stays within the limit.');
+    await waitFor(
+      () => gitea.codeComments.find(isAnswer) ?? gitea.comments.find(isAnswer),
+      50_000,
+      'the answer',
+    );
+    expect(gitea.comments.filter(isAnswer)).toEqual([]);
+    expect(gitea.codeComments.filter(isAnswer)).toEqual([
+      expect.objectContaining({ author: BOT, path: SCENARIO_PATHS.modified, line: 3 }),
+    ]);
     expect(gitea.violations).toEqual([]);
   });
 

@@ -10,8 +10,17 @@ import { walkFiles } from './walk.js';
 
 /** Most paths one Glob returns. */
 export const MAX_GLOB_RESULTS = 500;
-/** Wall-clock limit of matching one Glob pattern (in a worker thread), ms. */
-export const GLOB_TIMEOUT_MS = 10_000;
+/**
+ * Budget of matching one Glob (or Grep `glob`) pattern, ms, counted from when the worker thread
+ * starts matching (its start is not counted): ordinary patterns take milliseconds.
+ */
+export const GLOB_TIMEOUT_MS = 2_000;
+/**
+ * Hard deadline of matching one tool glob, ms from the call, the worker's start included: the
+ * worker is terminated then, so a pathological pattern answers (with a tool error) within 5 s
+ * even when the machine is loaded and the worker starts slowly.
+ */
+export const GLOB_DEADLINE_MS = 4_000;
 
 /** Arguments of `Glob`, as the code-agent CLI names them. */
 export interface GlobInput {
@@ -33,7 +42,8 @@ const globInput = z.object({
  * `MAX_GLOB_RESULTS`, followed by a note when more matched. Skips `.git` and symlinks leaving the
  * workspace. The pattern comes from the model, so it is compiled and matched in a worker thread
  * (`filterByGlob`), never on the event loop. Throws `ToolError` when `dirRelative` is not a
- * directory, or the pattern is too long, invalid or takes longer than `timeoutMs` to match.
+ * directory, or the pattern is too long, invalid or too complex (its matching outlasts
+ * `timeoutMs`, or `GLOB_DEADLINE_MS` passes).
  */
 export async function globFiles(
   rootReal: string,
@@ -62,8 +72,10 @@ export async function globFiles(
 
 /**
  * The files (workspace-relative) whose path after `prefix` matches the model's `pattern`, matched
- * in a worker thread; a pattern that cannot be evaluated becomes a `ToolError` naming `toolName`
- * (e.g. "Glob timed out after 10000 ms; use a simpler pattern").
+ * in a worker thread with a matching budget of at most `options.timeoutMs` and `GLOB_TIMEOUT_MS`
+ * and a hard deadline of `GLOB_DEADLINE_MS`; a pattern that cannot be evaluated becomes a
+ * `ToolError` naming `toolName` (e.g. "Glob: pattern too complex (matching timed out after 2000
+ * ms); use a simpler pattern").
  */
 export async function matchToolGlob(
   toolName: string,
@@ -74,12 +86,20 @@ export async function matchToolGlob(
 ): Promise<string[]> {
   const relative = files.map((file) => file.slice(prefix.length));
   try {
-    const matched = new Set(await filterByGlob(pattern, relative, options));
+    const matched = new Set(
+      await filterByGlob(pattern, relative, {
+        ...options,
+        timeoutMs: Math.min(options.timeoutMs, GLOB_TIMEOUT_MS),
+        deadlineMs: GLOB_DEADLINE_MS,
+      }),
+    );
     return files.filter((_, i) => matched.has(relative[i]!));
   } catch (error) {
     if (!(error instanceof GlobPatternError)) throw error;
     if (error.message.startsWith('timed out'))
-      throw new ToolError(`${toolName} ${error.message}; use a simpler pattern`);
+      throw new ToolError(
+        `${toolName}: pattern too complex (matching ${error.message}); use a simpler pattern`,
+      );
     throw new ToolError(`${toolName}: ${error.message}`);
   }
 }

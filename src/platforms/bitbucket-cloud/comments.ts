@@ -5,7 +5,7 @@
  * without is a conversation comment; replies carry `parent`. Bodies are `content.raw` with the
  * memory marker read back into the project's form (`fromWire`). Deleted comments are skipped.
  */
-import type { ExistingComment, ReviewThread } from '../types.js';
+import type { ExistingComment, LocatedComment, ReviewThread } from '../types.js';
 import { repoParams, type BitbucketClient } from './client.js';
 import type { BitbucketCall } from './errors.js';
 import { fromWire } from '../wire-markers.js';
@@ -127,18 +127,16 @@ export function toReviewThreads(comments: BitbucketComment[]): ReviewThread[] {
 
 /**
  * The inline thread of comment `id` among `comments`: the top comment reached through the `parent`
- * chain (a reply may answer a reply), its id and path; undefined when `id` is unknown, the chain
+ * chain (a reply may answer a reply), its id, path, line and side; undefined when `id` is unknown, the chain
  * breaks (a deleted comment) or the top comment is not inline.
  */
-export function threadOf(
-  comments: BitbucketComment[],
-  id: number,
-): { discussionId: string; path: string } | undefined {
+export function threadOf(comments: BitbucketComment[], id: number): LocatedComment | undefined {
   const byId = new Map(comments.map((c) => [c.id, c]));
   let current = byId.get(id);
   for (let hops = 0; current?.parentId !== undefined && hops < comments.length; hops++) {
     current = byId.get(current.parentId);
   }
   if (!current?.inline || current.parentId !== undefined) return undefined;
-  return { discussionId: String(current.id), path: current.inline.path };
+  const { path, line, side } = current.inline;
+  return { discussionId: String(current.id), path, ...(line ? { line, side: side ?? 'RIGHT' } : {}) };
 }

@@ -50,8 +50,9 @@ describe('Bitbucket Cloud identities', () => {
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it('the bot is its account id from GET /user, not its nickname', async () => {
+  it('the bot is its account id from GET /user, not its nickname; a mention of it is @{<account id>}', async () => {
     expect(await platform.getBotUsernames()).toEqual([`{${BOT_ID}}`]);
+    expect(await platform.getBotMentionNames!()).toEqual([`{${BOT_ID}}`]);
   });
 
   it("a review marker by an account named like the bot is not by the bot; the bot's own is", async () => {

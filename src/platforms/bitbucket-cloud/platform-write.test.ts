@@ -135,36 +135,56 @@ describe('Bitbucket Cloud platform writes', () => {
 });
 
 describe('Bitbucket Cloud platform with a token refused GET /user', () => {
-  it('knows itself by no name (configured usernames decide) and still posts reviews', async () => {
-    const root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-bb-unit-403-'));
-    const scenario = createDiffScenario(path.join(root, 'repos'), REPO);
-    const bb = await startFakeBitbucketCloud({ token: TOKEN, nickname: 'rb', userForbidden: true });
-    try {
-      bb.addPullRequest({
-        repo: REPO,
-        id: 4,
-        bareRepoPath: scenario.bareRepoPath,
-        headBranch: scenario.head,
-        baseBranch: scenario.base,
-      });
-      const platform = createBitbucketPlatform({
-        settings: { token: TOKEN, apiUrl: bb.apiUrl, webhookSecret: undefined },
-        logger: pino({ level: 'silent' }),
-      });
-      expect(await platform.getBotUsernames()).toEqual([]);
-      const lines = reviewLines(scenario);
-      const comment = {
-        path: lines.right.path,
-        line: lines.right.line,
-        side: 'RIGHT' as const,
-        body: 'One.',
-      };
-      await platform.submitReview(REPO, 4, { body: 'S.', commitSha: scenario.headSha, comments: [comment] });
-      await platform.submitReview(REPO, 4, { body: 'S.', commitSha: scenario.headSha, comments: [comment] });
-      expect(bb.comments(REPO, 4).filter((c) => c.inline)).toHaveLength(1);
-    } finally {
-      await bb.close();
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+  it.each([
+    ['an access token (401 "not supported for this endpoint")', { accessToken: true }],
+    ['credentials without the account scope (403)', { userForbidden: true }],
+  ])(
+    '%s: knows itself by no name (configured usernames decide), says so once, still posts reviews',
+    async (_, refusal) => {
+      const root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-bb-unit-403-'));
+      const scenario = createDiffScenario(path.join(root, 'repos'), REPO);
+      const bb = await startFakeBitbucketCloud({ token: TOKEN, nickname: 'rb', ...refusal });
+      const logged: string[] = [];
+      try {
+        bb.addPullRequest({
+          repo: REPO,
+          id: 4,
+          bareRepoPath: scenario.bareRepoPath,
+          headBranch: scenario.head,
+          baseBranch: scenario.base,
+        });
+        const platform = createBitbucketPlatform({
+          settings: { token: TOKEN, apiUrl: bb.apiUrl, webhookSecret: undefined },
+          logger: pino({ level: 'warn' }, { write: (line: string) => logged.push(line) }),
+        });
+        expect(await platform.getBotUsernames()).toEqual([]);
+        expect(await platform.getBotMentionNames!()).toEqual([]);
+        const lines = reviewLines(scenario);
+        const comment = {
+          path: lines.right.path,
+          line: lines.right.line,
+          side: 'RIGHT' as const,
+          body: 'One.',
+        };
+        await platform.submitReview(REPO, 4, {
+          body: 'S.',
+          commitSha: scenario.headSha,
+          comments: [comment],
+        });
+        await platform.submitReview(REPO, 4, {
+          body: 'S.',
+          commitSha: scenario.headSha,
+          comments: [comment],
+        });
+        expect(bb.comments(REPO, 4).filter((c) => c.inline)).toHaveLength(1);
+        expect(bb.requests.filter((r) => r.path === '/2.0/user')).toHaveLength(1);
+        expect(logged).toHaveLength(1);
+        expect(logged[0]).toContain('Bitbucket refused GET /user');
+        expect(logged.join('')).not.toContain(TOKEN);
+      } finally {
+        await bb.close();
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -4,7 +4,8 @@
  * hashes in pull requests are 12 characters: they are resolved to full SHAs
  * (`GET …/commit/{hash}`). Git over HTTP authenticates as `x-token-auth` with the token.
  */
-import { PlatformError } from '../../errors.js';
+import type { z } from 'zod';
+import { AuthError, PlatformError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
@@ -18,6 +19,7 @@ import {
 } from './comments.js';
 import { toPullRequestFiles } from './diffs.js';
 import { cloneUrlOf, forkCloneUrl, prCommitSha } from './head.js';
+import { isBitbucketMentionName } from './names.js';
 import { call } from './errors.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
 import { toWire } from '../wire-markers.js';
@@ -52,18 +54,23 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   // The bot is its account id (`identityOf`), never its nickname (not unique: anyone can take it).
-  // An access token without the account scope may be refused `GET /user` (403): the bot then
-  // knows itself only by configured bot usernames in the `{<account id>}` form (CONTRACT §6),
-  // as docs/bitbucket.md says.
-  const me = onceUntilRejected(async () => {
+  // Repository, project and workspace access tokens are refused `GET /user` ("Token is invalid or
+  // not supported for this endpoint", Atlassian's open suggestion BCLOUD-23528; the endpoint needs
+  // the account scope, which access tokens cannot have): the bot then knows itself only by
+  // configured bot usernames (in the `{<account id>}` form to recognise its own comments, CONTRACT
+  // §6), as docs/bitbucket.md says. That answer is final and logged once; a server error or an
+  // unreachable API is not (the next call asks again).
+  const me = onceUntilRejected(async (): Promise<z.output<typeof Account>> => {
     try {
       return await call('identify the bot account (GET /user)', async () =>
         Account.parse(client.ok(await client.api.GET('/user'))),
       );
     } catch (error) {
-      if (!(error instanceof PlatformError) || error.status !== 403) throw error;
+      const status = error instanceof PlatformError ? error.status : undefined;
+      if (!(error instanceof AuthError) && status !== 403 && status !== 404) throw error;
       options.logger.warn(
-        "Bitbucket refused GET /user (403): the bot knows its own comments only by a bot username configured as '{<account id>}'",
+        { status: error instanceof AuthError ? 401 : status },
+        "Bitbucket refused GET /user for this token (access tokens are): the bot is known only by its configured bot usernames; set them to '{<account id>}' so it recognises its own comments",
       );
       return {};
     }
@@ -177,6 +184,12 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
       // Comment authors are `{<account id>}` (comments.ts): the bot's own, only that.
       const own = identityOf(await me());
       return own ? [own] : [];
+    },
+
+    async getBotMentionNames() {
+      // CONTRACT §6: the mention picker writes `@{<account id>}` (never the uuid) into content.raw.
+      const { account_id: id } = await me();
+      return id && isBitbucketMentionName(`{${id}}`) ? [`{${id}}`] : [];
     },
 
     async addReaction() {

@@ -1,7 +1,8 @@
 /**
  * The Bitbucket Data Center platform against the fake Data Center (OpenAPI-validated): reads, one
- * voice without a review object, inline failures that do not stop the rest, build statuses,
- * memory (compare, raw files, thread resolution).
+ * voice without a review object, inline failures that do not stop the rest, inline comments in a
+ * moved file (anchored with its old path), build statuses, memory (compare, raw files, thread
+ * resolution).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -12,7 +13,7 @@ import {
   startFakeBitbucketServer,
   type FakeBitbucketServer,
 } from '../../../test/support/fake-bitbucket-server/index.js';
-import { createDiffScenario, type DiffScenario } from '../../../test/support/git-fixtures.js';
+import { createDiffScenario, SCENARIO_PATHS, type DiffScenario } from '../../../test/support/git-fixtures.js';
 import { reviewLines } from '../../../test/e2e/cli-fixture.js';
 import type { Platform } from '../types.js';
 import { createBitbucketServerPlatform } from './platform.js';
@@ -99,6 +100,56 @@ describe('Bitbucket Data Center platform', () => {
       comments: [{ path: lines.left.path, line: lines.left.line, side: 'LEFT', body: 'Second.' }],
     });
     expect(bb.comments(REPO, 3).filter((c) => c.anchor)).toHaveLength(1);
+    expect(bb.violations).toEqual([]);
+  });
+
+  it('posts an inline finding on a renamed file, anchored with the path before the move (srcPath)', async () => {
+    bb.addPullRequest({
+      repo: REPO,
+      id: 4,
+      bareRepoPath: scenario.bareRepoPath,
+      headBranch: scenario.head,
+      baseBranch: scenario.base,
+    });
+    const files = await platform.listPullRequestFiles(REPO, 4);
+    expect(files.find((f) => f.path === SCENARIO_PATHS.renamed)).toMatchObject({
+      status: 'renamed',
+      previousPath: SCENARIO_PATHS.renamedFrom,
+    });
+    await platform.submitReview(REPO, 4, {
+      body: 'Summary.',
+      commitSha: scenario.headSha,
+      comments: [
+        { path: SCENARIO_PATHS.renamed, line: 10, side: 'RIGHT', body: 'Returns 1000 now.' },
+        { path: SCENARIO_PATHS.renamed, line: 10, side: 'LEFT', body: 'Returned 10 before.' },
+      ],
+    });
+    const comments = bb.comments(REPO, 4);
+    expect(comments.map((c) => [c.text, c.anchor])).toEqual([
+      [
+        'Returns 1000 now.',
+        {
+          path: SCENARIO_PATHS.renamed,
+          srcPath: SCENARIO_PATHS.renamedFrom,
+          line: 10,
+          lineType: 'ADDED',
+          fileType: 'TO',
+          diffType: 'EFFECTIVE',
+        },
+      ],
+      [
+        'Returned 10 before.',
+        {
+          path: SCENARIO_PATHS.renamed,
+          srcPath: SCENARIO_PATHS.renamedFrom,
+          line: 10,
+          lineType: 'REMOVED',
+          fileType: 'FROM',
+          diffType: 'EFFECTIVE',
+        },
+      ],
+      ['Summary.', undefined],
+    ]);
     expect(bb.violations).toEqual([]);
   });
 

@@ -7,7 +7,8 @@
  * Anchors (Atlassian REST "Add pull request comment", `RestComment.anchor`): `path`, `line`,
  * `diffType` `EFFECTIVE` (the pull request's diff), `fileType` `TO` with `lineType` `ADDED` or
  * `CONTEXT` for a line of the new file, `fileType` `FROM` with `REMOVED` (or `CONTEXT`) for one of
- * the old file; the line type is read from the pull request's diff. A multi-line finding is anchored
+ * the old file; the line type is read from the pull request's diff; an anchor in a moved file
+ * names its path before the move as `srcPath` (required there). A multi-line finding is anchored
  * on its last line (`multilineMarker` is read-only in the API). A re-run posts nothing twice: an
  * inline comment the bot already posted at the same place with the same body is skipped. If one
  * inline comment is rejected, the others and the summary still land; the rejected ones are listed
@@ -29,6 +30,12 @@ export const UNPLACED_HEADING = 'Findings that could not be placed inline';
 /** A Data Center comment anchor. */
 export interface ServerAnchor {
   path: string;
+  /**
+   * The file's path before the pull request moved it (`PullRequestFile.previousPath`, from the
+   * `srcPath` of a `MOVE` change): Data Center requires it on an anchor in a moved file and answers
+   * 400 without it.
+   */
+  srcPath?: string;
   line: number;
   lineType: 'ADDED' | 'REMOVED' | 'CONTEXT';
   fileType: 'FROM' | 'TO';
@@ -53,6 +60,7 @@ export function anchorOf(
   const lineType = hit.kind === 'add' ? 'ADDED' : hit.kind === 'del' ? 'REMOVED' : 'CONTEXT';
   return {
     path: comment.path,
+    ...(file.previousPath ? { srcPath: file.previousPath } : {}),
     line: comment.line,
     lineType,
     fileType: right ? 'TO' : 'FROM',

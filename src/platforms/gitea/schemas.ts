@@ -80,6 +80,7 @@ export const PullReviewComment = z.object({
   path: z.string(),
   position: z.number().nullish(),
   original_position: z.number().nullish(),
+  diff_hunk: z.string().nullish(),
   html_url: z.string(),
   created_at: z.string(),
 });

@@ -5,7 +5,7 @@
  * first comment (`resolver` set). The API lists code comments per review
  * (`GET .../reviews/{id}/comments`), so threads are rebuilt from every submitted review.
  */
-import type { DiffSide, ReviewThread } from '../types.js';
+import type { DiffSide, LocatedComment, ReviewThread } from '../types.js';
 import type { GiteaCall } from './submit-review.js';
 import type { GiteaClient } from './client.js';
 import type { PullReviewComment } from './schemas.js';
@@ -86,14 +86,19 @@ export function threadsOf(comments: PullReviewComment[], botLogins: string[]): R
 
 /**
  * The conversation of code comment `commentId` among `comments`: its first comment's id (the
- * thread's id, what `replyInConversation` answers in) and path; undefined when no code comment has
- * that id (a conversation comment of the pull request).
+ * thread's id, what `replyInConversation` answers in), path, line and side (shared by the whole
+ * conversation) and diff hunk; undefined when no code comment has that id (a conversation comment
+ * of the pull request).
  */
-export function conversationOf(
-  comments: PullReviewComment[],
-  commentId: string,
-): { discussionId: string; path: string } | undefined {
+export function conversationOf(comments: PullReviewComment[], commentId: string): LocatedComment | undefined {
   const group = conversationsOf(comments).find((g) => g.some((c) => String(c.id) === commentId));
   const first = group?.[0];
-  return first ? { discussionId: String(first.id), path: first.path } : undefined;
+  if (!first) return undefined;
+  const place = placeOf(first);
+  return {
+    discussionId: String(first.id),
+    path: first.path,
+    ...(place ? { line: place.line, side: place.side } : {}),
+    ...(first.diff_hunk ? { diffHunk: first.diff_hunk } : {}),
+  };
 }

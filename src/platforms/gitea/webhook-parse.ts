@@ -140,9 +140,9 @@ function parsePullRequest(
  * Parses one Gitea or Forgejo delivery (`headers` = its event names, `deliveryId` = the
  * `X-Gitea-Delivery` header or `''`) into a ReviewComment:
  * - a comment (`issue_comment` / `pull_request_comment`) `created` on a pull request →
- *   `issue_comment` (Gitea's comment payload says nothing of a file or line, also for a single
- *   inline comment or a reply in a code thread; a job that needs the thread finds it by the
- *   comment's id, `locateComment`);
+ *   `issue_comment` (Gitea's comment payload says nothing of a file or line, also for a reply in a
+ *   code conversation; the job finds the conversation by the comment's id, `locateComment`, and
+ *   answers there);
  * - a review (`pull_request_review_comment`, `_approved`, `_rejected`) `reviewed` with a non-blank
  *   body → `review` (author = the reviewer);
  * - `pull_request` `opened`/`synchronized`/`reopened` → `lifecycle` with eventType

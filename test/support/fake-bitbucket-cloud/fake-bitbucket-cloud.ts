@@ -104,6 +104,9 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
     }
     if (options.userForbidden && op.template === '/user')
       return answer(error(403, 'Your credentials lack the account scope'));
+    // What Bitbucket answers a repository, project or workspace access token (BCLOUD-23528).
+    if (options.accessToken && op.template === '/user')
+      return answer(error(401, 'Token is invalid or not supported for this endpoint.'));
     const target = `${op.params.workspace}/${op.params.repo_slug}`;
     if (op.params.workspace && options.forbiddenRepos?.includes(target))
       return answer(error(403, 'Access denied. You must have read access to this repository.'));

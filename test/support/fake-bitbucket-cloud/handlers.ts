@@ -144,7 +144,23 @@ export async function handle(
   body: unknown,
   violation: (message: string) => void,
 ): Promise<Answer> {
-  if (template === '/user') return { status: 200, body: account(world, world.bot.nickname) };
+  if (template === '/user') {
+    // `GET /user` answers the token's account as `account`/`user` objects are, with its links.
+    const me = account(world, world.bot.nickname);
+    const html = `${world.url}/%7B${me.uuid.slice(1, -1)}%7D/`;
+    return {
+      status: 200,
+      body: {
+        ...me,
+        created_on: '2024-01-01T00:00:00.000000+00:00',
+        links: {
+          self: { href: `${world.url}/2.0/users/%7B${me.uuid.slice(1, -1)}%7D` },
+          html: { href: html },
+          avatar: { href: `${world.url}/account/${world.bot.accountId}/avatar` },
+        },
+      },
+    };
+  }
   const repo = `${params.workspace}/${params.repo_slug}`;
   // A fork is served from the bare repository of the pull request it is the source of.
   const anyPull = [...world.pulls.values()].find((p) => p.repo === repo || p.sourceRepo === repo);

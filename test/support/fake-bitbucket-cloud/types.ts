@@ -7,8 +7,14 @@ export interface FakeBitbucketOptions {
   /** The bot account (`GET /user`): nickname and account id. */
   nickname?: string;
   accountId?: string;
-  /** Answer `GET /user` with 403, as for an access token without the account scope. */
+  /** Answer `GET /user` with 403, as for credentials without the account scope. */
   userForbidden?: boolean;
+  /**
+   * Answer `GET /user` as Bitbucket answers a repository, project or workspace access token: 401
+   * "Token is invalid or not supported for this endpoint." (Atlassian's suggestion BCLOUD-23528:
+   * access tokens cannot read the current user). Other operations work as usual.
+   */
+  accessToken?: boolean;
   /** Page size of paginated answers when the request sets no `pagelen` (default 2, to page). */
   pageSize?: number;
   /**

@@ -1,7 +1,7 @@
 /**
  * The fake Data Center's pull request comments: JSON as `RestComment` (replies nested under
  * `comments`), creation with Data Center's anchor rule (a line of the effective diff with its type,
- * else 400 "not created due to a validation error"), replies under an existing parent (404
+ * and for a moved file the path before the move as `srcPath`, else 400), replies under an existing parent (404
  * otherwise), and updates that need the comment's current `version` (409 otherwise, REST reference
  * "Update pull request comment"); only the author may change the text.
  */
@@ -65,20 +65,34 @@ export async function shas(pull: PullState): Promise<{ head: string; base: strin
   return { head, base };
 }
 
-/** True when `anchor` names a line of the pull request's effective diff with its type. */
-async function anchorInDiff(pull: PullState, anchor: NonNullable<StoredComment['anchor']>): Promise<boolean> {
-  if (anchor.line === undefined) return true; // a file comment
+/**
+ * Why Data Center refuses `anchor`, or undefined: it must name a line of the pull request's
+ * effective diff with its type, and a moved file's anchor must carry `srcPath`, the path before the
+ * move (REST "Add pull request comment": `anchor.srcPath` is required when the file was moved).
+ */
+async function anchorProblem(
+  pull: PullState,
+  anchor: NonNullable<StoredComment['anchor']>,
+): Promise<string | undefined> {
   const { head, base } = await shas(pull);
   const file = (await changedFiles(pull.bareRepoPath, base, head)).find((f) => f.filename === anchor.path);
+  const moved = file?.previousFilename !== undefined && file.previousFilename !== file.filename;
+  if (moved && anchor.srcPath !== file.previousFilename) {
+    return `anchor on the moved file ${anchor.path} has srcPath ${JSON.stringify(anchor.srcPath)}, not ${JSON.stringify(file.previousFilename)}`;
+  }
+  if (anchor.line === undefined) return undefined; // a file comment
   const lines = hunksOf(file?.patch).flatMap((h) => h.lines);
   const onTo = anchor.fileType !== 'FROM';
-  return lines.some(
+  const inDiff = lines.some(
     (l) =>
       l.type === anchor.lineType &&
       (onTo
         ? l.type !== 'REMOVED' && l.destination === anchor.line
         : l.type !== 'ADDED' && l.source === anchor.line),
   );
+  return inDiff
+    ? undefined
+    : `anchor ${anchor.path} ${anchor.fileType ?? ''} ${anchor.lineType ?? ''} ${anchor.line} is not a line of the diff`;
 }
 
 /** `POST …/comments`: a general comment, a reply (`parent`) or an anchored one. */
@@ -97,10 +111,9 @@ export async function createComment(
   if (anchor) {
     if (anchor.diffType !== undefined && anchor.diffType !== 'EFFECTIVE')
       violation(`anchor diffType ${anchor.diffType} without fromHash/toHash`);
-    if (!(await anchorInDiff(pull, anchor))) {
-      violation(
-        `anchor ${anchor.path} ${anchor.fileType ?? ''} ${anchor.lineType ?? ''} ${anchor.line ?? ''} is not a line of the diff`,
-      );
+    const problem = await anchorProblem(pull, anchor);
+    if (problem) {
+      violation(problem);
       return error(400, 'The comment anchor is not part of the pull request diff.');
     }
   }

@@ -51,7 +51,7 @@ describe('fake Bitbucket Data Center', () => {
     expect(ok.headers.get('x-ausername')).toBe('rb');
   });
 
-  it('answers 400 to a body the OpenAPI description rejects, and to an anchor off the diff', async () => {
+  it('answers 400 to a body the OpenAPI description rejects, to an anchor off the diff, and to one in a moved file without srcPath', async () => {
     const comments = `${R}/pull-requests/1/comments`;
     const badType = await call('POST', comments, {
       text: 'x',
@@ -69,13 +69,27 @@ describe('fake Bitbucket Data Center', () => {
       },
     });
     expect(off.status).toBe(400);
+    // A line of a moved file: Data Center needs its old path as srcPath.
+    const moved = {
+      path: 'lib/util.ts',
+      line: 10,
+      lineType: 'ADDED',
+      fileType: 'TO',
+      diffType: 'EFFECTIVE',
+    };
+    expect((await call('POST', comments, { text: 'x', anchor: moved })).status).toBe(400);
+    const withSrc = await call('POST', comments, {
+      text: 'x',
+      anchor: { ...moved, srcPath: 'lib/util-old.ts' },
+    });
+    expect(withSrc.status).toBe(201);
     const build = await call('POST', `${R}/commits/${scenario.headSha}/builds`, {
       key: 'reviewbot',
       state: 'INPROGRESS',
     });
     expect(build.status).toBe(400);
     expect(bb.violations.map((v) => v.message).join('\n')).toMatch(
-      /lineType[\s\S]*not a line of the diff[\s\S]*url/,
+      /lineType[\s\S]*not a line of the diff[\s\S]*moved file lib\/util\.ts has srcPath undefined[\s\S]*url/,
     );
   });
 

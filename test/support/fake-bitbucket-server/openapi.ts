@@ -5,10 +5,10 @@
  * method and path template (`/api/latest/…`; requests arrive at `/rest/api/1.0/…`, the same API),
  * checks query parameter names and the JSON body against the operation's `requestBody` schema.
  *
- * One correction to the generated description: it types `RestComment.anchor.path` as a `RestPath`
- * object, while Atlassian's own examples for "Add pull request comment" (the operation's
- * description in the same file) and every answer send the path as text (`"path": "path/to/file"`);
- * both forms are accepted.
+ * One correction to the generated description: it types `RestComment.anchor.path` and `srcPath` as
+ * `RestPath` objects, while Atlassian's own examples for "Add pull request comment" (the
+ * operation's description in the same file) and every answer send them as text (`"path":
+ * "path/to/file"`, `"srcPath": "path/to/file"`); both forms are accepted.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -56,7 +56,7 @@ interface Loaded {
 }
 let loaded: Loaded | undefined;
 
-/** Absolute `$ref`s, documentation keys dropped, the anchor path correction applied. */
+/** Absolute `$ref`s, documentation keys dropped, the anchor path corrections applied. */
 function convert(schema: unknown, key = ''): unknown {
   if (Array.isArray(schema)) return schema.map((s) => convert(s));
   if (schema === null || typeof schema !== 'object') return schema;
@@ -70,7 +70,7 @@ function convert(schema: unknown, key = ''): unknown {
     } else if (name === 'description' || name === 'example' || name.startsWith('x-')) continue;
     else out[name] = convert(value, key);
   }
-  if (key.endsWith('.anchor.path')) return { anyOf: [{ type: 'string' }, out] };
+  if (/\.anchor\.(?:path|srcPath)$/.test(key)) return { anyOf: [{ type: 'string' }, out] };
   return out;
 }
 

@@ -32,6 +32,8 @@ export interface StoredComment {
   createdDate: number;
   anchor?: {
     path: string;
+    /** The path before a move or copy (required by Data Center for a moved file). */
+    srcPath?: string;
     line?: number;
     lineType?: string;
     fileType?: string;

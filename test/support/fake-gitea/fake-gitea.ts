@@ -247,6 +247,22 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
     },
     addCodeComment(seed) {
       const pull = findPull(seed.repo, seed.index);
+      const parent =
+        seed.inReplyTo !== undefined ? state.codeComments.find((c) => c.id === seed.inReplyTo) : undefined;
+      if (seed.inReplyTo !== undefined && !parent)
+        throw new Error(`fake Gitea: no code comment ${seed.inReplyTo}`);
+      if (parent) {
+        const reply = {
+          ...parent,
+          id: state.nextCommentId(),
+          author: seed.author,
+          body: seed.body,
+          resolver: null,
+          createdAt: state.now(),
+        };
+        state.codeComments.push(reply);
+        return reply;
+      }
       const review = {
         id: state.nextId('review'),
         repo: seed.repo,

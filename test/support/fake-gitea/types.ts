@@ -68,6 +68,12 @@ export interface SeedCodeComment {
   /** Signed line: positive = new-file line, negative = old-file line. */
   line: number;
   resolved?: boolean;
+  /**
+   * A reply in the conversation of this code comment, as Gitea's web UI writes one (`reply` = the
+   * conversation's review): the new comment joins that review, at its path and line (`path` and
+   * `line` are then taken from it).
+   */
+  inReplyTo?: number;
 }
 
 /** A stored code (inline review) comment. */
@@ -153,7 +159,7 @@ export interface FakeGitea {
   addPullRequest(options: AddPullRequestOptions): void;
   setPullRequestState(repo: string, index: number, state: 'open' | 'closed' | 'merged'): void;
   addComment(repo: string, index: number, author: string, body: string): StoredComment;
-  /** Seeds a submitted review with one code comment. */
+  /** Seeds a submitted review with one code comment, or a reply in a conversation (`inReplyTo`). */
   addCodeComment(seed: SeedCodeComment): StoredCodeComment;
   /** Head SHA of the pull request now (its head branch). */
   headSha(repo: string, index: number): Promise<string>;

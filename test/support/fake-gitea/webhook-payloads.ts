@@ -255,8 +255,9 @@ export interface GiteaHookComment {
 }
 
 /**
- * A comment created on a pull request's conversation (or a single inline comment, which Gitea
- * delivers the same way): event `issue_comment`, type `pull_request_comment`. `withPullRequest:
+ * A comment created on a pull request's conversation (or a reply in a code conversation, which
+ * Gitea delivers the same way, `CreateCodeComment` notifying `CreateIssueComment`): event
+ * `issue_comment`, type `pull_request_comment`. `withPullRequest:
  * false` leaves out `pull_request`, as releases before its addition do.
  */
 export function pullRequestCommentHook(

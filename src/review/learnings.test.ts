@@ -192,6 +192,12 @@ describe('collectDismissals', () => {
       expect(await store.list(scope)).toHaveLength(1);
       // Nobody allowed: nothing is read.
       expect(await collectDismissals({ ...input, learnings: { store, allowedUsers: [] } })).toEqual([]);
+      // Allowed on another platform only: alice's thumbs-down on GitHub dismisses nothing.
+      const elsewhere = { ...input, scope: { ...scope, repo: 'acme/elsewhere' } };
+      const gitlabOnly = { store, allowedUsers: ['gitlab:alice', 'github:bob'] };
+      expect(await collectDismissals({ ...elsewhere, learnings: gitlabOnly })).toEqual([]);
+      const githubAlice = { store, allowedUsers: ['github:alice'] };
+      expect(await collectDismissals({ ...elsewhere, learnings: githubAlice })).toHaveLength(1);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

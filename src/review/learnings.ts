@@ -5,6 +5,7 @@
  * capped); after filtering, a finding with the path and code fingerprint (§13) of a dismissal is
  * not posted, and the body counts it.
  */
+import { accessNamesFor, isAllowedUser } from '../config/access.js';
 import type { FileDiff } from '../diff/diff.js';
 import {
   dismissalId,
@@ -26,7 +27,10 @@ import type { Finding } from './types.js';
 /** What a review needs to apply learnings: the store and who may teach (`access.allowed_users`). */
 export interface ReviewLearningsInput {
   store: LearningsStore;
-  /** `access.allowed_users`: only their thumbs-down dismisses a finding (case-insensitive). */
+  /**
+   * `access.allowed_users`: only their thumbs-down dismisses a finding (case-insensitive; entries
+   * tied to another platform do not count, see `config/access.ts`).
+   */
   allowedUsers: readonly string[];
 }
 
@@ -73,8 +77,7 @@ export async function collectDismissals(input: {
 }): Promise<Learning[]> {
   const { platform, scope, learnings, logger } = input;
   const listReactions = platform.listReactions?.bind(platform);
-  const allowed = new Set(learnings.allowedUsers.map((u) => u.toLowerCase()));
-  if (!listReactions || allowed.size === 0) return [];
+  if (!listReactions || accessNamesFor(learnings.allowedUsers, platform.name).length === 0) return [];
   const threads = input.findings.filter((f) => f.thread.commentId).slice(-MAX_THREADS_READ);
   const added: Learning[] = [];
   await eachLimited(threads, READ_CONCURRENCY, async ({ thread, marker }) => {
@@ -93,7 +96,9 @@ export async function collectDismissals(input: {
       );
       return;
     }
-    const by = reactions.find((r) => r.content === '-1' && allowed.has(r.username.toLowerCase()));
+    const by = reactions.find(
+      (r) => r.content === '-1' && isAllowedUser(r.username, learnings.allowedUsers, platform.name),
+    );
     if (!by) return;
     const path = thread.path.slice(0, LEARNING_LIMITS.maxPathChars);
     const result = await learnings.store.add(scope, {

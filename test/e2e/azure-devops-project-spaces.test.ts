@@ -3,7 +3,8 @@
  * DevOps allows): `reviewbot serve` (the built CLI) takes a mention of the REVIEWER and posts the
  * review, the WORKER commits and pushes, a push is reviewed again in the same workspace, and the
  * CLI reviews the pull request by its URL. The workspace, its lock and the repository's object
- * store live under the escaped directory `Fabrikam%20Fiber`.
+ * store live under the escaped directory `Fabrikam%20Fiber`. The allow lists name the user and the
+ * repository for Azure DevOps only (`azure-devops:Fabrikam Fiber/widgets`).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import type { DiffScenario } from '../support/git-fixtures.js';
 import { runCli } from '../support/run-cli.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import {
+  ALICE,
   bareGit,
   BOT,
   createAzureDevOpsFixture,
@@ -45,6 +47,8 @@ describe('Azure DevOps: a project named with a space', () => {
     ({ scenario, ado, llm } = fx);
     server = await startServe({
       ...fx.serveEnv,
+      ALLOWED_USERS: `azure-devops:${ALICE.uniqueName}`,
+      ALLOWED_REPOS: `azure-devops:${PROJECT}/${REPO}`,
       REVIEWER_TRIGGERS: 'pr_push',
       AGENT_PROVIDER: 'anthropic',
       AGENT_MODEL: 'claude-test',

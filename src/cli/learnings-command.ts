@@ -7,6 +7,7 @@
 import { loadConfig } from '../config/load-config.js';
 import { describeError, ReviewbotError, UsageError } from '../errors.js';
 import {
+  dismissalText,
   isLearningId,
   LEARNING_LIMITS,
   openLearningsStore,
@@ -25,16 +26,24 @@ export type LearningsCommandOptions =
   | { action: 'remove'; target: string; id: string; config?: string };
 
 /**
- * Parses `<platform>:<repo>` (e.g. `github:acme/widgets`, `gitlab:group/sub/project`).
+ * True when `segment` can be one part of a repository name: not empty, `.` or `..`; no `:`, no
+ * control character, no white space at either end (Azure DevOps names may hold inner spaces).
+ */
+function isNameSegment(segment: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  if (segment === '' || segment === '.' || segment === '..' || /[:\x00-\x1f\x7f]/.test(segment)) return false;
+  return segment.trim() === segment;
+}
+
+/**
+ * Parses `<platform>:<repo>` (e.g. `github:acme/widgets`, `gitlab:group/sub/project`,
+ * `azure-devops:Fabrikam Fiber/widgets`).
  * @throws UsageError naming the expected form.
  */
 export function parseLearningsTarget(target: string): LearningsScope {
-  const match = /^([a-z-]+):([^\s:]+\/[^\s:]+)$/.exec(target);
-  if (
-    !match ||
-    !PLATFORMS.includes(match[1]!) ||
-    match[2]!.split('/').some((s) => s === '' || s === '.' || s === '..')
-  ) {
+  const match = /^([a-z-]+):(.+)$/s.exec(target);
+  const segments = match?.[2]?.split('/') ?? [];
+  if (!match || !PLATFORMS.includes(match[1]!) || segments.length < 2 || !segments.every(isNameSegment)) {
     throw new UsageError(
       `expected <platform>:<owner>/<repo> (platform one of ${PLATFORMS.join(', ')}), e.g. github:acme/widgets; got "${target}"`,
     );
@@ -42,7 +51,14 @@ export function parseLearningsTarget(target: string): LearningsScope {
   return { platform: match[1]!, repo: match[2]! };
 }
 
+/**
+ * One learning for `learnings list`: id, date, source, author and path glob, then its text. A
+ * dismissal shows the dismissed finding's path and fingerprint (`dismissalText`), never other text.
+ */
 function describeLearning(l: Learning): string {
+  if (l.source === 'dismissal') {
+    return `${l.id}  ${l.createdAt}  ${l.source}  @${l.author}\n    ${dismissalText(l.path, l.fingerprint)}`;
+  }
   const where = l.path ? ` [${l.path}]` : '';
   return `${l.id}  ${l.createdAt}  ${l.source}  @${l.author}${where}\n    ${l.text.replace(/\n/g, '\n    ')}`;
 }

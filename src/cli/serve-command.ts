@@ -4,6 +4,7 @@
  * workspace cleaner and the HTTP server together, then runs until SIGTERM/SIGINT, when it stops
  * accepting, lets running jobs finish for up to 60 s, logs dropped jobs and exits 0.
  */
+import { bareAccessWarning } from '../config/access.js';
 import { loadConfig } from '../config/load-config.js';
 import type { RawConfig } from '../config/schema.js';
 import { ConfigError, describeError, ReviewbotError } from '../errors.js';
@@ -149,6 +150,8 @@ export async function runServeCommand(
     checkServeConfig(config, platforms);
     for (const warning of await configuredModelWarnings(config.agent)) logger.warn(warning);
     for (const warning of await costCapWarnings(config)) logger.warn(warning);
+    const bareAccess = bareAccessWarning(config.access, [...platforms.keys()]);
+    if (bareAccess) logger.warn(bareAccess);
     // The Kubernetes client is large (~80 MB resident): load it only in cluster mode.
     jobRunner = config.kubernetes.image
       ? (await import('../cluster/cluster-runner.js')).createClusterJobRunner({

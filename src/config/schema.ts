@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { PROVIDER_IDS } from '../agent/providers.js';
+import { accessEntryProblem } from './access.js';
 
 /** Lifecycle events that can start a review automatically (`reviewer.triggers`). */
 export const TRIGGERS = ['pr_opened', 'pr_push', 'pr_reopened', 'pr_ready_for_review'] as const;
@@ -21,6 +22,12 @@ export const DEFAULT_MAX_PARTS = 8;
 export const DEFAULT_MAX_PARALLEL_RUNS = 2;
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
+/** An `access.allowed_users` / `allowed_repos` entry, optionally tied to a platform (`config/access.ts`). */
+const accessEntry = (kind: 'users' | 'repos') =>
+  nonEmpty.superRefine((value, ctx) => {
+    const problem = accessEntryProblem(value, kind);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 /** A host name (RFC 1123 labels) or an IPv4 address, optionally with `:port`. */
 const hostName = z
   .string()
@@ -81,8 +88,10 @@ export const rawConfigSchema = z.strictObject({
   worker: z.strictObject({ bot_username: nonEmpty.optional() }).prefault({}),
   access: z
     .strictObject({
-      allowed_users: z.array(nonEmpty).default([]),
-      allowed_repos: z.array(nonEmpty.regex(/^[^/\s]+(\/[^/\s]+)+$/, 'must be <owner>/<repo>')).default([]),
+      /** Entries `name` (every platform) or `<platform>:name` (that platform only). */
+      allowed_users: z.array(accessEntry('users')).default([]),
+      /** Entries `owner/repo` (every platform) or `<platform>:owner/repo` (that platform only). */
+      allowed_repos: z.array(accessEntry('repos')).default([]),
     })
     .prefault({}),
   agent: z

@@ -19,14 +19,24 @@ import { tryWithFileLock } from '../workspace/file-lock.js';
 import { processWorkspaceLock } from '../workspace/lock.js';
 import { migrateWorkspaceLayout } from '../workspace/layout-migration.js';
 import { findStores, maintainStore } from '../workspace/store-maintenance.js';
-import { PR_DIR, PR_LOCK_NAME, workspaceLockDir } from '../workspace/workspace-path.js';
+import {
+  PR_DIR,
+  PR_LOCK_NAME,
+  repoFullNameOf,
+  workspaceLockDir,
+  workspacePath,
+} from '../workspace/workspace-path.js';
 
 /** A `pr-<N>` workspace found under `<base>/<platform>/`. */
 export interface FoundWorkspace {
   dir: string;
   /** The first-level directory the workspace lies in. */
   platform: PlatformName;
-  /** `owner/repo` or the GitLab project path, from the directories between platform and `pr-<N>`. */
+  /**
+   * `owner/repo` or the GitLab project path, from the directories between platform and `pr-<N>`
+   * (decoded: `Fabrikam%20Fiber` is the Azure DevOps project `Fabrikam Fiber`; the names as they
+   * are when a directory is no name `workspacePath` writes).
+   */
   repoFullName: string;
   prNumber: number;
 }
@@ -103,7 +113,8 @@ export async function findWorkspaces(baseDir: string): Promise<FoundWorkspace[]>
       const full = path.join(dir, entry.name);
       const match = PR_DIR.exec(entry.name);
       if (match && segments.length >= 2) {
-        found.push({ dir: full, platform, repoFullName: segments.join('/'), prNumber: Number(match[1]) });
+        const repoFullName = repoFullNameOf(segments) ?? segments.join('/');
+        found.push({ dir: full, platform, repoFullName, prNumber: Number(match[1]) });
       } else if (!match) {
         await walk(platform, full, [...segments, entry.name]);
       }
@@ -115,15 +126,31 @@ export async function findWorkspaces(baseDir: string): Promise<FoundWorkspace[]>
 
 type Verdict = { keep: true; reason: string } | { keep: false; reason: string };
 
+/** True when `workspace.dir` is the directory `workspacePath` gives its repository and number. */
+function isWorkspacePath(root: string, workspace: FoundWorkspace): boolean {
+  try {
+    return (
+      workspacePath(root, workspace.platform, workspace.repoFullName, workspace.prNumber) === workspace.dir
+    );
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Asks the workspace's own platform: open → keep; not configured, or the path is no repository
- * of it → keep; the call fails other than with 404 → keep; closed, merged or 404 → delete.
+ * of it (or not a directory `workspacePath` makes) → keep; the call fails other than with 404 →
+ * keep; closed, merged or 404 → delete.
  */
-async function judge(workspace: FoundWorkspace, platforms: Map<PlatformName, Platform>): Promise<Verdict> {
+async function judge(
+  root: string,
+  workspace: FoundWorkspace,
+  platforms: Map<PlatformName, Platform>,
+): Promise<Verdict> {
   const name = workspace.platform;
   const platform = platforms.get(name);
   if (!platform) return { keep: true, reason: `${name} is not configured` };
-  if (!platformCanHold(name, workspace.repoFullName)) {
+  if (!platformCanHold(name, workspace.repoFullName) || !isWorkspacePath(root, workspace)) {
     return { keep: true, reason: `not a repository path of ${name}` };
   }
   try {
@@ -196,7 +223,7 @@ export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): Worksp
           report.kept.push({ dir: workspace.dir, reason: 'in use by a job' });
           continue;
         }
-        const verdict = await judge(workspace, options.platforms);
+        const verdict = await judge(root, workspace, options.platforms);
         if (verdict.keep) {
           report.kept.push({ dir: workspace.dir, reason: verdict.reason });
           continue;

@@ -117,6 +117,30 @@ describe('routeEvent', () => {
       { action: 'job', botType: 'reviewer', prompt: '' },
     ],
     [
+      'a mention by a user allowed on another platform only (github:alice, comment on GitLab)',
+      makeComment({ platform: 'gitlab', authorUsername: 'alice', body: '@rb-review go' }),
+      { allowedUsers: ['github:alice'] },
+      ignore('user alice is not allowed'),
+    ],
+    [
+      'a mention by a user allowed on its platform (gitlab:alice)',
+      makeComment({ platform: 'gitlab', authorUsername: 'Alice', body: '@rb-review go' }),
+      { allowedUsers: ['github:bob', 'gitlab:alice'] },
+      { action: 'job', botType: 'reviewer', prompt: 'go' },
+    ],
+    [
+      'a repository allowed on another platform only (gitlab:acme/widgets, comment on GitHub)',
+      makeComment({ body: '@rb-review' }),
+      { allowedRepos: ['gitlab:acme/widgets'] },
+      ignore('repository acme/widgets is not in allowed_repos'),
+    ],
+    [
+      'a lifecycle trigger of a repository allowed on its platform (github:acme/widgets)',
+      makeLifecycle(),
+      { allowedRepos: ['github:acme/widgets'] },
+      { action: 'job', botType: 'reviewer', prompt: '' },
+    ],
+    [
       'a mention of a bot that is not configured',
       makeComment({ body: '@rb-worker go' }),
       { workerUsername: undefined },

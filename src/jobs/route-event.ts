@@ -4,6 +4,7 @@
  * payload before its body is read: the Markdown scan of an untrusted body runs only for comments
  * that may start a job.
  */
+import { isAllowedRepo, isAllowedUser } from '../config/access.js';
 import type { EventType, PlatformName, ReviewComment } from '../platforms/types.js';
 import { usernameGrammar } from '../platforms/usernames.js';
 import { extractMention } from './mention.js';
@@ -27,10 +28,13 @@ export interface RouteRules {
    * bots, and a request by the account alone gets the bot that only reads.
    */
   botMentionNames?: Partial<Record<PlatformName, readonly string[]>> | undefined;
-  /** `access.allowed_users`: who may start a job by comment; empty = nobody. */
+  /**
+   * `access.allowed_users`: who may start a job by comment; empty = nobody. Entries `name` apply
+   * on every platform, `<platform>:name` on that one only (`config/access.ts`).
+   */
   allowedUsers: readonly string[];
-  /** `access.allowed_repos`; empty = every repository. */
-  allowedRepos: string[];
+  /** `access.allowed_repos`; empty = every repository. Entries as `allowedUsers`'. */
+  allowedRepos: readonly string[];
   /** `reviewer.triggers`: lifecycle events that start a review. */
   triggers: readonly Trigger[];
 }
@@ -47,30 +51,18 @@ export function isBotAuthor(login: string, rules: RouteRules): boolean {
   return own.some((name) => name !== undefined && name !== '' && name.toLowerCase() === lower);
 }
 
-/**
- * True when `login` is in `allowedUsers` (case-insensitive); an empty list allows nobody. On
- * Bitbucket Cloud (`platform` `bitbucket`) an entry `X` also matches the login `{X}`: its authors
- * are `{<account id>}` (its mention form), and an account id is listed as the API reports it,
- * without braces. Elsewhere only the exact login matches (a Data Center username may itself hold
- * braces: `{alice}` must not pass for `alice`).
- */
-export function isAllowedUser(login: string, allowedUsers: readonly string[], platform?: string): boolean {
-  const lower = login.toLowerCase();
-  const braces = platform === 'bitbucket';
-  return allowedUsers.some((user) => {
-    const entry = user.toLowerCase();
-    return entry === lower || (braces && `{${entry}}` === lower);
-  });
-}
+export { isAllowedUser } from '../config/access.js';
 
 /**
  * Decides what `comment` starts, in this order:
- * 1. a repository outside a non-empty `allowedRepos` (compared case-insensitively) → ignore;
+ * 1. a repository outside a non-empty `allowedRepos` (compared case-insensitively, with the
+ *    entries that apply on the comment's platform) → ignore;
  * 2. a lifecycle event → a REVIEWER job with an empty prompt when its `eventType` is in
  *    `triggers`, else ignore;
  * 3. a comment by the bot itself (`botIdentities`, the configured usernames) or by any account
  *    whose login ends in `[bot]` → ignore "comment by a bot";
- * 4. a comment by a user outside `allowedUsers` → ignore "user <login> is not allowed";
+ * 4. a comment by a user outside `allowedUsers` (the entries that apply on its platform) → ignore
+ *    "user <login> is not allowed";
  * 5. no mention of a configured bot, nor of one of the platform's `botMentionNames` (see
  *    `extractMention`; the comment's platform decides where a username ends) → ignore;
  * 6. otherwise a job for the mentioned bot with the mention's prompt.
@@ -78,11 +70,8 @@ export function isAllowedUser(login: string, allowedUsers: readonly string[], pl
  * a bounded prefix) only for an allowed user's comment.
  */
 export function routeEvent(comment: ReviewComment, rules: RouteRules): RouteDecision {
-  if (rules.allowedRepos.length > 0) {
-    const repo = comment.repoFullName.toLowerCase();
-    if (!rules.allowedRepos.some((allowed) => allowed.toLowerCase() === repo)) {
-      return { action: 'ignore', reason: `repository ${comment.repoFullName} is not in allowed_repos` };
-    }
+  if (!isAllowedRepo(comment.repoFullName, rules.allowedRepos, comment.platform)) {
+    return { action: 'ignore', reason: `repository ${comment.repoFullName} is not in allowed_repos` };
   }
   if (comment.eventType !== 'comment') {
     return rules.triggers.includes(comment.eventType)

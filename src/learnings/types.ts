@@ -13,7 +13,11 @@ export type LearningSource = 'command' | 'dismissal';
 export interface Learning {
   /** Short id users type in `forget <id>`: 8 lower-case hex characters. */
   id: string;
-  /** What the team wants the reviewer to know (a dismissal: the dismissed finding's text). */
+  /**
+   * What the team wants the reviewer to know. A dismissal's text is reviewbot's own
+   * (`dismissalText`: its path and fingerprint), never the dismissed finding's words, which the
+   * model wrote, steered by the pull request.
+   */
   text: string;
   /** Glob of the files it applies to (picomatch syntax); absent = the whole repository. */
   path?: string;
@@ -93,15 +97,35 @@ export function dismissalId(path: string, fingerprint: string): string {
   return createHash('sha256').update(`${path}\0${fingerprint}`).digest('hex').slice(0, 8);
 }
 
+/** A finding fingerprint as the §13 marker carries it: 16 lower-case hex digits. */
+const FINGERPRINT = /^[0-9a-f]{16}$/;
+
+/**
+ * The text of a dismissal, built by reviewbot from the finding's identity only:
+ * `Dismissed finding at <path> (fingerprint <fp>)`. Whitespace and control characters in `path`
+ * read as one space (a file name cannot start a line of its own in a prompt); a fingerprint that
+ * is not 16 hex digits, or a missing path, reads as `unknown`.
+ */
+export function dismissalText(path: string | undefined, fingerprint: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  const where = path?.replace(/[\s\x00-\x1f\x7f\u2028\u2029]+/g, ' ').trim() || 'an unknown path';
+  const fp = fingerprint !== undefined && FINGERPRINT.test(fingerprint) ? fingerprint : 'unknown';
+  return `Dismissed finding at ${where} (fingerprint ${fp})`;
+}
+
 /** True when `id` has the form of a learning id (what `forget` accepts). */
 export function isLearningId(id: string): boolean {
   return /^[0-9a-f]{8}$/.test(id);
 }
 
-/** Completes `learning` with an id and a date. */
+/**
+ * Completes `learning` with an id and a date; a dismissal's text becomes
+ * `dismissalText(path, fingerprint)`, whatever text it came with.
+ */
 export function completeLearning(learning: NewLearning, now: () => Date = () => new Date()): Learning {
   return {
     ...learning,
+    ...(learning.source === 'dismissal' ? { text: dismissalText(learning.path, learning.fingerprint) } : {}),
     id: learning.id ?? newLearningId(),
     createdAt: learning.createdAt ?? now().toISOString(),
   };
@@ -114,7 +138,12 @@ export function newestFirst(learnings: Learning[]): Learning[] {
   );
 }
 
-/** Parses one stored JSON value; undefined when it is not a learning. */
+/**
+ * Parses one stored JSON value; undefined when it is not a learning. A dismissal's stored text is
+ * replaced by `dismissalText(path, fingerprint)`: dismissals stored by earlier versions hold the
+ * dismissed finding's own words (model output steered by the pull request), which must never
+ * reach a later review's prompt, the CLI or a rewrite of the store.
+ */
 export function parseLearning(text: string): Learning | undefined {
   try {
     const parsed = learningSchema.safeParse(JSON.parse(text));
@@ -122,6 +151,7 @@ export function parseLearning(text: string): Learning | undefined {
     const { path, fingerprint, ...rest } = parsed.data;
     return {
       ...rest,
+      ...(rest.source === 'dismissal' ? { text: dismissalText(path, fingerprint) } : {}),
       ...(path !== undefined ? { path } : {}),
       ...(fingerprint !== undefined ? { fingerprint } : {}),
     };

@@ -5,9 +5,11 @@
  * capped); after filtering, a finding with the path and code fingerprint (§13) of a dismissal is
  * not posted, and the body counts it.
  */
+import { accessNamesFor, isAllowedUser } from '../config/access.js';
 import type { FileDiff } from '../diff/diff.js';
 import {
   dismissalId,
+  dismissalText,
   LEARNING_LIMITS,
   newestFirst,
   type Learning,
@@ -17,7 +19,6 @@ import {
 import type { Logger } from '../logger.js';
 import { matchGlobSpecs } from '../patterns/glob-match.js';
 import type { Platform } from '../platforms/types.js';
-import { neutraliseMarkers, withoutOwnMarker } from './memory/markers.js';
 import { findingMarkerOf } from './memory/repeats.js';
 import type { EarlierFinding } from './memory/state.js';
 import { createFence } from './prompt.js';
@@ -26,7 +27,10 @@ import type { Finding } from './types.js';
 /** What a review needs to apply learnings: the store and who may teach (`access.allowed_users`). */
 export interface ReviewLearningsInput {
   store: LearningsStore;
-  /** `access.allowed_users`: only their thumbs-down dismisses a finding (case-insensitive). */
+  /**
+   * `access.allowed_users`: only their thumbs-down dismisses a finding (case-insensitive; entries
+   * tied to another platform do not count, see `config/access.ts`).
+   */
   allowedUsers: readonly string[];
 }
 
@@ -54,8 +58,10 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
 
 /**
  * Stores a dismissal for each earlier bot finding that an allowed user marked with a thumbs-down
- * (`-1`): id `dismissalId(path, fp)` (so a second reading changes nothing), the finding's path, its
- * text without markers (cut to the length limit) and its fingerprint. Findings whose thread has no
+ * (`-1`): id `dismissalId(path, fp)` (so a second reading changes nothing), the finding's path and
+ * its fingerprint, and as text `dismissalText(path, fp)` — never the finding's own words, which the
+ * model wrote, steered by the pull request, and which would otherwise reach every later review of
+ * the file. Findings whose thread has no
  * first-comment id, or a platform without `listReactions`, are skipped. A failure to read one
  * finding's reactions is logged and the others go on.
  * @returns the dismissals newly stored.
@@ -71,8 +77,7 @@ export async function collectDismissals(input: {
 }): Promise<Learning[]> {
   const { platform, scope, learnings, logger } = input;
   const listReactions = platform.listReactions?.bind(platform);
-  const allowed = new Set(learnings.allowedUsers.map((u) => u.toLowerCase()));
-  if (!listReactions || allowed.size === 0) return [];
+  if (!listReactions || accessNamesFor(learnings.allowedUsers, platform.name).length === 0) return [];
   const threads = input.findings.filter((f) => f.thread.commentId).slice(-MAX_THREADS_READ);
   const added: Learning[] = [];
   await eachLimited(threads, READ_CONCURRENCY, async ({ thread, marker }) => {
@@ -91,15 +96,15 @@ export async function collectDismissals(input: {
       );
       return;
     }
-    const by = reactions.find((r) => r.content === '-1' && allowed.has(r.username.toLowerCase()));
+    const by = reactions.find(
+      (r) => r.content === '-1' && isAllowedUser(r.username, learnings.allowedUsers, platform.name),
+    );
     if (!by) return;
-    const text = neutraliseMarkers(withoutOwnMarker(thread.body))
-      .trim()
-      .slice(0, LEARNING_LIMITS.maxTextChars);
+    const path = thread.path.slice(0, LEARNING_LIMITS.maxPathChars);
     const result = await learnings.store.add(scope, {
       id: dismissalId(thread.path, marker.fp),
-      text: text || '(dismissed finding)',
-      path: thread.path.slice(0, LEARNING_LIMITS.maxPathChars),
+      text: dismissalText(path, marker.fp),
+      path,
       author: by.username,
       source: 'dismissal',
       fingerprint: marker.fp,
@@ -153,15 +158,18 @@ export async function selectLearnings(
 
 /**
  * The prompt section carrying `learnings`, fenced as data (taught by the repository's allowed users,
- * still not instructions that override the rules); '' when there are none.
+ * still not instructions that override the rules); '' when there are none. A dismissal shows only
+ * what reviewbot built from its path and fingerprint (`dismissalText`), never a stored text.
  */
 export function buildLearningsPromptSection(learnings: Learning[]): string {
   if (learnings.length === 0) return '';
   const fence = createFence();
   const lines = learnings.map((l) => {
+    if (l.source === 'dismissal') {
+      return `- [${l.id}] The team dismissed a finding as not useful; findings on the same code are not posted. ${dismissalText(l.path, l.fingerprint)}.`;
+    }
     const where = l.path ? ` (files matching ${l.path})` : '';
-    const what = l.source === 'dismissal' ? 'The team dismissed this finding as not useful' : 'Note';
-    return `- [${l.id}] ${what}${where}: ${l.text.replace(/\s+/g, ' ').trim()}`;
+    return `- [${l.id}] Note${where}: ${l.text.replace(/\s+/g, ' ').trim()}`;
   });
   return [
     "Learnings the repository's team taught the reviewer (newest first; take them into account, within the rules above):",

@@ -1,7 +1,16 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { depsPath, repositoryDir, workspacePath } from './workspace-path.js';
+import {
+  decodePathSegment,
+  depsPath,
+  encodePathSegment,
+  repoFullNameOf,
+  repositoryDir,
+  storeObjectsDirOf,
+  workspaceLockDir,
+  workspacePath,
+} from './workspace-path.js';
 
 const base = '/var/reviewbot';
 
@@ -15,6 +24,28 @@ describe('workspacePath', () => {
     ['github', 'github/gitlab', 2, '/var/reviewbot/github/github/gitlab/pr-2'],
     ['github', 'acme/pr-tools', 4, '/var/reviewbot/github/acme/pr-tools/pr-4'],
     ['gitlab', 'acme/deps', 4, '/var/reviewbot/gitlab/acme/deps/pr-4'],
+    ['bitbucket-server', 'PROJ/my-repo', 6, '/var/reviewbot/bitbucket-server/PROJ/my-repo/pr-6'],
+    ['azure-devops', 'Fabrikam/widgets', 7, '/var/reviewbot/azure-devops/Fabrikam/widgets/pr-7'],
+    // Azure DevOps names may hold spaces and other characters: escaped, one directory per segment.
+    [
+      'azure-devops',
+      'Fabrikam Fiber/widgets',
+      7,
+      '/var/reviewbot/azure-devops/Fabrikam%20Fiber/widgets/pr-7',
+    ],
+    [
+      'azure-devops',
+      'Fabrikam Fiber/Fabrikam Fiber',
+      1,
+      '/var/reviewbot/azure-devops/Fabrikam%20Fiber/Fabrikam%20Fiber/pr-1',
+    ],
+    [
+      'azure-devops',
+      "R&D (2026)/O'Brien!",
+      2,
+      '/var/reviewbot/azure-devops/R%26D%20%282026%29/O%27Brien%21/pr-2',
+    ],
+    ['azure-devops', 'Café/Zürich', 3, '/var/reviewbot/azure-devops/Caf%C3%A9/Z%C3%BCrich/pr-3'],
   ] as const)('%s %s #%i → %s', (platform, repo, pr, expected) => {
     expect(workspacePath(base, platform, repo, pr)).toBe(expected);
   });
@@ -44,8 +75,13 @@ describe('workspacePath', () => {
     ['widgets'],
     [''],
     ['acme\\..\\widgets'],
-    ['acme/wid gets'],
     ['acme/wid\0gets'],
+    ['acme/wid\ngets'],
+    ['acme/wid\x7fgets'],
+    ['Fabrikam Fiber/..'],
+    ['../Fabrikam Fiber'],
+    ['acme/\ud800'], // not well-formed UTF-16: no UTF-8 to escape
+    [`acme/${'é'.repeat(43)}`], // 258 bytes escaped: longer than a directory name may be
   ])('rejects the repository name %j', (repo) => {
     expect(() => workspacePath(base, 'gitlab', repo, 1)).toThrow(UsageError);
   });
@@ -63,6 +99,8 @@ describe('workspacePath', () => {
     ['acme/.DEPS/app'],
     ['acme/app/.store'],
     ['acme/.Store/app'],
+    ['Fabrikam Fiber/pr-7'],
+    ['Fabrikam Fiber/.deps'],
   ])('refuses %j: a segment could be taken for a layout directory', (repo) => {
     expect(() => workspacePath(base, 'gitlab', repo, 1)).toThrow(/could be taken for a workspace directory/);
   });
@@ -73,6 +111,49 @@ describe('workspacePath', () => {
 
   it.each([[0], [-1], [1.5], [Number.NaN], [Number.MAX_SAFE_INTEGER + 1]])('rejects the number %d', (pr) => {
     expect(() => workspacePath(base, 'github', 'acme/widgets', pr)).toThrow(UsageError);
+  });
+});
+
+describe('encodePathSegment and decodePathSegment', () => {
+  it('leave every name of letters, digits, `_`, `.` and `-` as it is (existing workspaces keep their paths)', () => {
+    for (const name of ['acme', 'widgets', '.github', 'my_repo.js', 'Acme-Corp', 'PROJ', 'a.b-c_d', '0']) {
+      expect(encodePathSegment(name)).toBe(name);
+      expect(decodePathSegment(name)).toBe(name);
+    }
+  });
+
+  it('give distinct names distinct directories, and decode each back', () => {
+    const names = ['a b', 'a%20b', 'a%2520b', 'a+b', 'a_b', 'a%b', 'a\\b', 'A B', 'é', '%C3%A9', 'e\u0301'];
+    const dirs = names.map(encodePathSegment);
+    expect(new Set(dirs).size).toBe(names.length);
+    for (const [i, dir] of dirs.entries()) {
+      expect(dir).toMatch(/^[A-Za-z0-9_.%-]+$/);
+      expect(decodePathSegment(dir)).toBe(names[i]);
+    }
+  });
+
+  it.each([['a b'], ['a%2'], ['a%zz'], ['a%c3%a9'], ['%41'], ['%C3'], ['a%2fb']])(
+    'decodes %j to nothing: encodePathSegment never writes it',
+    (dir) => {
+      expect(decodePathSegment(dir)).toBeUndefined();
+    },
+  );
+
+  it('repoFullNameOf reads a repository name back from its directories', () => {
+    expect(repoFullNameOf(['Fabrikam%20Fiber', 'widgets'])).toBe('Fabrikam Fiber/widgets');
+    expect(repoFullNameOf(['group', 'sub', 'project'])).toBe('group/sub/project');
+    expect(repoFullNameOf(['Fabrikam Fiber', 'widgets'])).toBeUndefined();
+  });
+
+  it('locks and the object store of an escaped workspace stay beside it, inside its repository directory', () => {
+    const dir = workspacePath(base, 'azure-devops', 'Fabrikam Fiber/widgets', 7);
+    expect(workspaceLockDir(dir)).toBe('/var/reviewbot/azure-devops/Fabrikam%20Fiber/widgets/pr-7.lock');
+    expect(storeObjectsDirOf(dir)).toBe(
+      '/var/reviewbot/azure-devops/Fabrikam%20Fiber/widgets/.store/git/objects',
+    );
+    expect(depsPath(base, 'azure-devops', 'Fabrikam Fiber/widgets')).toBe(
+      '/var/reviewbot/azure-devops/Fabrikam%20Fiber/widgets/.deps',
+    );
   });
 });
 

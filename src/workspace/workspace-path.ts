@@ -5,7 +5,10 @@
  * same repository directory: `<repo dir>/.store/git` (a bare repository) beside its lock
  * `<repo dir>/.store/lock`. The platform is the first level, so equal names on two platforms
  * never share or nest a workspace; dot-names at the base level (`.learnings`, `.reviewbot-agent`,
- * the layout marker) are never a platform.
+ * the layout marker) are never a platform. Each segment of a repository name is a directory named
+ * by `encodePathSegment`: the name itself for names of letters, digits, `_`, `.` and `-` (every
+ * GitHub, GitLab, Gitea and Bitbucket name), escaped for names with other characters (an Azure
+ * DevOps project `Fabrikam Fiber`: `Fabrikam%20Fiber`).
  */
 import path from 'node:path';
 import { UsageError } from '../errors.js';
@@ -32,11 +35,20 @@ export function workspaceLockDir(dir: string): string {
   return `${path.resolve(dir)}.lock`;
 }
 
+/** Characters a workspace path segment keeps as they are; every other one is percent-encoded. */
+const SAFE_CHAR = /^[A-Za-z0-9_.-]$/;
+
 /**
- * One path segment of a repository full name: GitHub owners/repositories and GitLab
- * groups/projects use letters, digits, `_`, `-` and `.` only.
+ * Characters no platform allows in a repository name (C0 controls and DEL): refused, not encoded.
  */
-const SEGMENT = /^[A-Za-z0-9_.-]+$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/** A lone surrogate (text that is not well-formed UTF-16 has no UTF-8 form to escape). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Longest directory name most file systems take (ext4, xfs, tmpfs: NAME_MAX), in bytes. */
+const MAX_SEGMENT_BYTES = 255;
 
 /** Directory of a repository's object store and its lock (CONTRACT §19), inside the repository directory. */
 export const STORE_DIR = '.store';
@@ -51,11 +63,62 @@ const LAYOUT_NAME = /^(pr-[0-9]+(\.lock.*)?|\.deps|\.store)$/i;
 const PLATFORM_SEGMENT = /^[a-z][a-z0-9-]*$/;
 
 /**
- * Splits `repoFullName` (`owner/repo`, GitLab `group/sub/project`) into checked segments.
- * Throws UsageError on fewer than two segments, an empty, `.` or `..` segment, an absolute name,
- * any character outside `[A-Za-z0-9_.-]` (so no segment can leave the base directory), or a
- * segment that could be taken for a layout directory (`pr-<N>`, `.deps`, `.store`), which would nest one
- * workspace inside another (e.g. GitLab project `acme/app/pr-7` inside `acme/app`'s `pr-7`).
+ * The directory name of one repository name segment: letters, digits, `_`, `.` and `-` as they
+ * are, every other character as the `%XX` escapes of its UTF-8 bytes (upper-case hex), `%` itself
+ * included. GitHub, GitLab, Gitea and Bitbucket names use only the kept characters, so their
+ * directories are their names; an Azure DevOps project `Fabrikam Fiber` becomes `Fabrikam%20Fiber`.
+ * Injective (no two names share a directory): kept characters stand for themselves, and every
+ * escape starts with `%`, which is itself escaped (Azure DevOps forbids `%` in names anyway).
+ * No escape contains `/`, `\` or a NUL, so an encoded segment never leaves its directory.
+ */
+export function encodePathSegment(segment: string): string {
+  let out = '';
+  for (const char of segment) {
+    if (SAFE_CHAR.test(char)) {
+      out += char;
+      continue;
+    }
+    for (const byte of Buffer.from(char, 'utf8'))
+      out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * The repository name segment whose directory is `name` (the inverse of `encodePathSegment`), or
+ * undefined when `encodePathSegment` never writes `name` (a bad escape, lower-case hex, an escaped
+ * character that needs none, invalid UTF-8).
+ */
+export function decodePathSegment(name: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    return undefined;
+  }
+  return encodePathSegment(decoded) === name ? decoded : undefined;
+}
+
+/**
+ * The repository full name (`owner/repo`, a GitLab project path) whose workspaces live in the
+ * directories `segments` below a platform directory, or undefined when one of them is no
+ * directory name `repoPathSegments` writes.
+ */
+export function repoFullNameOf(segments: readonly string[]): string | undefined {
+  const names = segments.map(decodePathSegment);
+  if (names.some((name) => name === undefined)) return undefined;
+  return names.join('/');
+}
+
+/**
+ * Splits `repoFullName` (`owner/repo`, GitLab `group/sub/project`, Azure DevOps `project/repo`)
+ * into the directory names of its workspace path (see `encodePathSegment`: unchanged for names of
+ * letters, digits, `_`, `.` and `-`; an Azure DevOps name with a space is escaped).
+ * Throws UsageError on fewer than two segments; an empty, `.` or `..` segment (so an absolute name
+ * too); a control character or text that is not well-formed UTF-16; a directory name longer than
+ * 255 bytes; or a segment that could be taken for a layout directory (`pr-<N>`, `.deps`, `.store`),
+ * which would nest one workspace inside another (e.g. GitLab project `acme/app/pr-7` inside
+ * `acme/app`'s `pr-7`).
  */
 export function repoPathSegments(repoFullName: string): string[] {
   const segments = repoFullName.split('/');
@@ -64,10 +127,16 @@ export function repoPathSegments(repoFullName: string): string[] {
       `invalid repository name "${repoFullName}" (expected owner/repo or group/.../project)`,
     );
   }
-  for (const segment of segments) {
-    if (segment === '' || segment === '.' || segment === '..' || !SEGMENT.test(segment)) {
+  return segments.map((segment) => {
+    if (
+      segment === '' ||
+      segment === '.' ||
+      segment === '..' ||
+      CONTROL.test(segment) ||
+      LONE_SURROGATE.test(segment)
+    ) {
       throw new UsageError(
-        `invalid repository name "${repoFullName}": segment "${segment}" is not allowed in a workspace path`,
+        `invalid repository name ${JSON.stringify(repoFullName)}: segment ${JSON.stringify(segment)} is not allowed in a workspace path`,
       );
     }
     if (LAYOUT_NAME.test(segment)) {
@@ -75,8 +144,14 @@ export function repoPathSegments(repoFullName: string): string[] {
         `repository "${repoFullName}" is not supported: its path segment "${segment}" could be taken for a workspace directory`,
       );
     }
-  }
-  return segments;
+    const encoded = encodePathSegment(segment);
+    if (Buffer.byteLength(encoded) > MAX_SEGMENT_BYTES) {
+      throw new UsageError(
+        `repository "${repoFullName}" is not supported: its path segment "${segment}" makes a directory name longer than ${MAX_SEGMENT_BYTES} bytes`,
+      );
+    }
+    return encoded;
+  });
 }
 
 /**

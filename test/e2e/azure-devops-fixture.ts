@@ -50,11 +50,15 @@ export interface AzureDevOpsFixtureOptions {
   fake?: Omit<FakeAzureOptions, 'token'>;
   /** Pull request #7's description (none unless given). */
   description?: string;
+  /** The project holding the repository; `PROJECT` unless given (e.g. a name with a space). */
+  project?: string;
 }
 
 /** The running fakes and paths of one test file. */
 export interface AzureDevOpsFixture {
   root: string;
+  /** The project of pull request #7 (`options.project`, else `PROJECT`). */
+  project: string;
   /** `WORKSPACE_BASE_DIR` of `env`. */
   baseDir: string;
   scenario: DiffScenario;
@@ -84,7 +88,8 @@ export interface AzureDevOpsFixture {
 
 /**
  * Creates the repository with the diff scenario under a new temporary directory, opens pull request
- * #7 ("Tune the service constants", head and base of the scenario) on a fake Azure DevOps, and
+ * #7 ("Tune the service constants", head and base of the scenario) in `options.project` (else
+ * `PROJECT`) on a fake Azure DevOps, and
  * starts the fake Anthropic API.
  */
 export async function createAzureDevOpsFixture(
@@ -92,12 +97,13 @@ export async function createAzureDevOpsFixture(
 ): Promise<AzureDevOpsFixture> {
   const root = mkdtempSync(path.join(os.tmpdir(), options.prefix));
   const baseDir = path.join(root, 'workspaces');
+  const project = options.project ?? PROJECT;
   let ado: FakeAzureDevOps | undefined;
   try {
     const scenario = createDiffScenario(path.join(root, 'repos'), 'acme/widgets');
     ado = await startFakeAzureDevOps({ ...options.fake, token: options.token });
     ado.addPullRequest({
-      project: PROJECT,
+      project,
       repo: REPO,
       id: 7,
       bareRepoPath: scenario.bareRepoPath,
@@ -118,6 +124,7 @@ export async function createAzureDevOpsFixture(
     };
     return {
       root,
+      project,
       baseDir,
       scenario,
       ado: fake,
@@ -132,8 +139,8 @@ export async function createAzureDevOpsFixture(
         ALLOWED_USERS: ALICE.uniqueName,
       },
       async mention(content, id = 7) {
-        const thread = fake.addThread(PROJECT, REPO, id, ALICE.uniqueName, ALICE.id, content);
-        const pr = await fake.pullRequestJson(PROJECT, REPO, id);
+        const thread = fake.addThread(project, REPO, id, ALICE.uniqueName, ALICE.id, content);
+        const pr = await fake.pullRequestJson(project, REPO, id);
         return { thread, event: commentEvent(pr, thread.id, { id: 1, content, author: ALICE }) };
       },
       deliver(server, payload, auth = { user: HOOK_USER, password: HOOK_SECRET }) {

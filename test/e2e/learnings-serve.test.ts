@@ -19,6 +19,10 @@ const FINDING = 'This loop bound is wrong.';
 const LEARNED = 'Loop bounds in calc are checked by the fuzzer.';
 const CENTS = 'Money is always in integer cents.';
 const DISMISSED_NOTICE = '_1 finding matching a dismissed one was not posted._';
+/** What a dismissal of the finding on `CALC.path` reads as, in the prompt and in `learnings list`. */
+const dismissalLine = new RegExp(
+  `Dismissed finding at ${CALC.path.replace(/\./g, '\\.')} \\(fingerprint [0-9a-f]{16}\\)`,
+);
 
 function submit(summary: string, withFinding: boolean): ScriptedReply[] {
   const comments = withFinding ? [{ path: CALC.path, line: CALC.loopLine.v1, body: FINDING }] : [];
@@ -138,7 +142,11 @@ describe.each([
     const body = await review(4, 'Fourth PR pass.', true);
     expect(body).toContain(DISMISSED_NOTICE);
     expect(driver.botThreads(4)).toEqual([]);
-    expect(lastPrompt()).toContain(`dismissed this finding as not useful (files matching ${CALC.path})`);
+    // The model is told where the dismissed finding was, never what it said (the model's own words,
+    // steered by the pull request, do not become a learning).
+    const dismissed = /kind="learnings">([\s\S]*?)<\/untrusted-data-/.exec(lastPrompt())![1]!;
+    expect(dismissed).toMatch(dismissalLine);
+    expect(dismissed).not.toContain(FINDING);
     expect(driver.violations()).toEqual([]);
   });
 
@@ -162,6 +170,9 @@ describe.each([
     expect(ids.map((l) => l.id)).toContain(learnedId);
     expect(ids.map((l) => l.id)).not.toContain(centsId);
     expect(ids.filter((l) => l.source === 'dismissal')).toHaveLength(1);
+    const plain = await runCli(['learnings', 'list', driver.scope], env);
+    expect(plain.stdout).toMatch(dismissalLine);
+    expect(plain.stdout).not.toContain(FINDING);
 
     // `reviewbot review --json` applies the same learnings and names them.
     llm.setScript(submit('CLI pass.', true));

@@ -74,7 +74,8 @@ export function createGitHttpHandler(options: GitHttpOptions): GitHttpHandler {
         PATH: process.env.PATH,
         GIT_PROJECT_ROOT: options.projectRoot,
         GIT_HTTP_EXPORT_ALL: '1',
-        PATH_INFO: pathInfo,
+        // CGI: PATH_INFO is the decoded path (`Fabrikam%20Fiber` names the directory `Fabrikam Fiber`).
+        PATH_INFO: decodeURIComponent(pathInfo),
         REQUEST_METHOD: req.method ?? 'GET',
         QUERY_STRING: url.search.slice(1),
         CONTENT_TYPE: req.headers['content-type'] ?? '',

@@ -42,6 +42,8 @@ describe('eventIdentity', () => {
 
   it.each<[string, Partial<ReviewComment>]>([
     ['another comment id', { commentId: '43' }],
+    ['the same id in another thread (Azure DevOps numbers comments per thread)', { discussionId: '12' }],
+    ['another pull request', { prNumber: 8 }],
     ['another kind of comment with the same id', { commentType: 'review_comment' }],
     ['another repository', { repoFullName: 'acme/gadgets' }],
     ['another platform', { platform: 'gitea' }],

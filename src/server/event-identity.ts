@@ -2,9 +2,11 @@
  * The identity of a parsed webhook event, for de-duplication beyond the delivery id (CONTRACT §5):
  * the delivery id is an unsigned header, so one signed body sent again under other ids is the same
  * event. Derived from the platform-neutral ReviewComment only, the same way for every platform:
- * - a comment: platform, repository, the kind of comment (`commentType`: GitHub numbers issue
- *   comments, review comments and reviews separately) and its id. The action is always the
- *   creation (GitHub's review: its submission): no parser turns an edit or a deletion into an event;
+ * - a comment: platform, repository, pull request, the kind of comment (`commentType`: GitHub
+ *   numbers issue comments, review comments and reviews separately), its thread (`discussionId`:
+ *   Azure DevOps numbers comments within a thread, each thread's first is 1) and its id. All of
+ *   them are fixed for one comment; the id alone is not unique on every platform. The action is
+ *   always the creation (GitHub's review: its submission): no parser turns an edit into an event;
  * - a comment without an id (Gitea's review payload carries none): platform, repository, pull
  *   request, head SHA, kind, author and the SHA-256 of the body;
  * - a lifecycle event: platform, repository, pull request, head SHA and eventType
@@ -30,7 +32,15 @@ export function eventIdentity(comment: ReviewComment): string | undefined {
     return digest(['head', platform, repoFullName, prNumber, headSha, comment.eventType]);
   }
   if (comment.commentId) {
-    return digest(['comment', platform, repoFullName, comment.commentType, comment.commentId]);
+    return digest([
+      'comment',
+      platform,
+      repoFullName,
+      prNumber,
+      comment.commentType,
+      comment.discussionId ?? '',
+      comment.commentId,
+    ]);
   }
   if (!headSha) return undefined;
   const body = createHash('sha256').update(comment.body).digest('hex');

@@ -30,6 +30,14 @@ function mention(body = '@review-bot please review'): Record<string, unknown> {
   return payload;
 }
 
+/** A mention in comment `id` (each comment starts its own job). */
+function commentNumbered(id: number): Record<string, unknown> {
+  const payload = issueCommentOnPullRequest();
+  payload.comment.id = id;
+  payload.comment.body = `@review-bot comment ${id}`;
+  return payload;
+}
+
 describe('GET /health and /metrics', () => {
   it('answers health', async () => {
     const h = await start();
@@ -240,14 +248,15 @@ describe('POST /webhooks/:platform', () => {
 
   it('remembers only the most recent delivery ids (bounded memory)', async () => {
     const h = await start({ dedupeCapacity: 2 });
-    for (const id of ['a', 'b', 'c'])
-      await postWebhook(h, mention(), { event: 'issue_comment', deliveryId: id });
-    expect((await postWebhook(h, mention(), { event: 'issue_comment', deliveryId: 'c' })).json).toMatchObject(
-      {
-        reason: 'duplicate delivery',
-      },
-    );
-    expect((await postWebhook(h, mention(), { event: 'issue_comment', deliveryId: 'a' })).json).toEqual({
+    const comments = [1, 2, 3, 4, 5].map((id) => commentNumbered(id));
+    for (const [i, id] of ['a', 'b', 'c'].entries())
+      await postWebhook(h, comments[i], { event: 'issue_comment', deliveryId: id });
+    expect(
+      (await postWebhook(h, comments[3], { event: 'issue_comment', deliveryId: 'c' })).json,
+    ).toMatchObject({
+      reason: 'duplicate delivery',
+    });
+    expect((await postWebhook(h, comments[4], { event: 'issue_comment', deliveryId: 'a' })).json).toEqual({
       status: 'accepted',
     });
     expect(h.calls).toHaveLength(4);

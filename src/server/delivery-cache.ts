@@ -3,7 +3,9 @@
  * least-recently-seen ids are evicted first once `capacity` ids are held. The delivery id header is
  * not covered by the signature, so a replayed body may carry any id up to the header size limit:
  * ids longer than a GUID-like 64 characters are held as their SHA-256 digest, so each entry costs at
- * most about 150 bytes whatever the sender writes.
+ * most about 150 bytes whatever the sender writes. The server keeps a second cache of the same kind
+ * for event identities (`event-identity.ts`, 64 hex digits each), since copies of one signed event
+ * may carry any delivery ids.
  */
 import { createHash } from 'node:crypto';
 

@@ -34,6 +34,9 @@ export interface CreateServerOptions {
   logger: Logger;
   /** Largest accepted request body in bytes; larger ones get 413. Default 25 MiB (GitHub's cap). */
   bodyLimitBytes?: number;
-  /** How many recent delivery ids are remembered for de-duplication. Default 10 000. */
+  /**
+   * How many recent delivery ids, and as many identities of events that started a job, are
+   * remembered for de-duplication. Default 10 000.
+   */
   dedupeCapacity?: number;
 }

@@ -2,7 +2,8 @@
  * `POST /webhooks/:platform` (CONTRACT §5), in the contract's order: body over the limit → 413
  * (declared length before reading, streamed length while reading); unknown platform or one without
  * a webhook secret → 404; signature check on the raw bytes → 401; JSON object → else 400; delivery
- * id seen before → 200 ignored "duplicate delivery"; parse → 200 ignored; dispatch → 200.
+ * id seen before → 200 ignored "duplicate delivery"; parse → 200 ignored; the same event seen
+ * before under another delivery id (`eventIdentity`) → 200 ignored "duplicate event"; dispatch → 200.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -10,6 +11,7 @@ import { describeError } from '../errors.js';
 import type { Platform, WebhookHandler, WebhookRequest } from '../platforms/types.js';
 import { decodeWebhookBody } from './decode-body.js';
 import { createDeliveryCache } from './delivery-cache.js';
+import { eventIdentity } from './event-identity.js';
 import type { MemoryRelief } from './memory-relief.js';
 import type { CreateServerOptions } from './types.js';
 
@@ -57,6 +59,9 @@ export function registerWebhookRoute(
   const { dispatch, metrics, logger } = options;
   const limit = options.bodyLimitBytes;
   const deliveries = createDeliveryCache(options.dedupeCapacity);
+  // Events that started a job (or are being dispatched), by identity: a copy under a new delivery
+  // id is the same event. Held apart from the delivery ids so neither evicts the other.
+  const events = createDeliveryCache(options.dedupeCapacity);
   const receivers = new Map<string, Receiver>();
   for (const [name, platform] of options.platforms) {
     if (platform.webhook) receivers.set(name, { platform, handler: platform.webhook });
@@ -105,6 +110,7 @@ export function registerWebhookRoute(
       return reply.code(200).send({ status: 'ignored', reason: 'duplicate delivery' });
     }
 
+    let identity: string | undefined;
     try {
       const parsed = handler.parse(webhookRequest, decoded.value);
       if (parsed.kind === 'ignored') {
@@ -119,6 +125,15 @@ export function registerWebhookRoute(
         repo: comment.repoFullName,
         pr: comment.prNumber,
       });
+      // Claimed before dispatching (a copy arriving meanwhile is a duplicate); kept only when a job
+      // was accepted, so an event ignored for now (e.g. the queue was full) may come again.
+      identity = eventIdentity(comment);
+      if (identity !== undefined && events.seen(identity)) {
+        identity = undefined;
+        metrics.webhook(name, 'duplicate');
+        log.debug({ eventType: comment.eventType }, 'webhook ignored: duplicate event');
+        return reply.code(200).send({ status: 'ignored', reason: 'duplicate event' });
+      }
       const outcome = await dispatch(receiver.platform, comment, log);
       metrics.webhook(name, outcome.status);
       if (outcome.status === 'accepted') {
@@ -128,11 +143,13 @@ export function registerWebhookRoute(
         );
         return reply.code(200).send({ status: 'accepted' });
       }
+      if (identity !== undefined) events.forget(identity);
       log.debug({ reason: outcome.reason }, 'webhook ignored');
       return reply.code(200).send({ status: 'ignored', reason: outcome.reason });
     } catch (error) {
       // A bug in parse/dispatch: let a redelivery of this id be processed again.
       if (deliveryId !== undefined) deliveries.forget(deliveryId);
+      if (identity !== undefined) events.forget(identity);
       logger.error({ platform: name, deliveryId, err: describeError(error) }, 'webhook dispatch failed');
       return reply.code(500).send({ error: 'internal error' });
     }

@@ -1,7 +1,8 @@
 /**
  * End to end, review memory in `reviewbot serve` on GitHub and GitLab (CONTRACT §13): with `pr_push` enabled, each push
- * is reviewed once and incrementally; a trigger on the already-reviewed head (a redelivered or
- * repeated `synchronize`) runs no agent and posts nothing; a mention on that head still runs.
+ * is reviewed once and incrementally; a trigger on the already-reviewed head runs no agent and
+ * posts nothing (the same `synchronize` again is a duplicate event, not even queued); a mention on
+ * that head still runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGitHub, type FakeGitHub, type GitHubPullRequest } from '../support/fake-github/index.js';
@@ -97,12 +98,25 @@ describe('reviewbot serve: review memory with pr_push', () => {
     const posts = botBodies().length;
     const fetches = github.gitRequests.length;
     const done = server.logs.filter((l) => l.msg === SKIPPED).length;
-    expect((await trigger('synchronize')).json).toMatchObject({ status: 'accepted' });
+    // As GitHub sends it: the pull request with its current head (the one reviewed last).
+    const current = (await (
+      await fetch(`${github.url}/repos/acme/calc/pulls/3`, { headers: { authorization: `token ${TOKEN}` } })
+    ).json()) as GitHubPullRequest;
+    const synchronize = () =>
+      sendGitHubWebhook(
+        server.url,
+        'pull_request',
+        pullRequestPayload('synchronize', current, 'acme/calc', 'octocat'),
+        { secret: SECRET },
+      );
+    expect((await synchronize()).json).toMatchObject({ status: 'accepted' });
     await waitFor(
       () => server.logs.filter((l) => l.msg === SKIPPED).length > done,
       30_000,
       'the skipped job',
     );
+    // The same push delivered again under a new delivery id is the same event: not even queued.
+    expect((await synchronize()).json).toEqual({ status: 'ignored', reason: 'duplicate event' });
     expect(llm.requests.length).toBe(calls);
     expect(botBodies().length).toBe(posts);
     expect(github.gitRequests.length).toBe(fetches); // not even a git fetch

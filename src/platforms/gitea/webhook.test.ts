@@ -26,8 +26,10 @@ beforeEach(() => {
   h.reactions.length = 0;
 });
 
-const comment = (body: string, author: string = HOOKS.user) =>
-  pullRequestCommentHook(CTX, PR, { id: 4321, body, author });
+// Every comment gets its own id: the server starts one job per comment (CONTRACT §5).
+let nextCommentId = 5000;
+const comment = (body: string, author: string = HOOKS.user, id = nextCommentId++) =>
+  pullRequestCommentHook(CTX, PR, { id, body, author });
 
 describe('Gitea webhook verification', () => {
   const handler = createGiteaWebhookHandler([HOOKS.secret]);
@@ -131,7 +133,7 @@ describe('delivery de-duplication (X-Gitea-Delivery)', () => {
 
 describe('events (CONTRACT §6)', () => {
   it('a pull request comment → issue_comment with the branches, SHAs and clone URL; eyes on it', async () => {
-    const answer = await h.send(comment(`@${HOOKS.reviewer} check the error paths`));
+    const answer = await h.send(comment(`@${HOOKS.reviewer} check the error paths`, HOOKS.user, 4321));
     expect(answer.json).toEqual({ status: 'accepted' });
     expect(h.jobs[0]).toMatchObject({
       botType: 'reviewer',
@@ -172,11 +174,12 @@ describe('events (CONTRACT §6)', () => {
   });
 
   it.each(['comment', 'approved', 'rejected'] as const)('a %s review with a body → review', async (kind) => {
-    const answer = await h.send(reviewHook(CTX, PR, `@${HOOKS.reviewer} second look please`, kind));
+    // A review carries no id: its text (and author and head) tells two reviews apart.
+    const answer = await h.send(reviewHook(CTX, PR, `@${HOOKS.reviewer} second look please (${kind})`, kind));
     expect(answer.json).toEqual({ status: 'accepted' });
     expect(h.jobs[0]).toMatchObject({
       botType: 'reviewer',
-      prompt: 'second look please',
+      prompt: `second look please (${kind})`,
       comment: { commentType: 'review', commentId: '', headSha: PR.headSha, authorUsername: 'alice' },
     });
     expect(h.reactions).toEqual([]);
@@ -225,7 +228,7 @@ describe('events (CONTRACT §6)', () => {
       headers: { 'x-gitea-event-type': undefined },
     });
     expect(answer.json).toEqual({ status: 'accepted' });
-    const review = await h.send(reviewHook(CTX, PR, `@${HOOKS.reviewer} go`), {
+    const review = await h.send(reviewHook(CTX, PR, `@${HOOKS.reviewer} go (coarse event)`), {
       headers: { 'x-gitea-event-type': undefined },
     });
     expect(review.json).toEqual({ status: 'accepted' });
@@ -248,7 +251,7 @@ describe('lifecycle triggers', () => {
   });
 
   it('a fork whose repository was deleted clones from the base repository', async () => {
-    await h.send(pullRequestHook(CTX, { ...PR, headRepo: null }, 'opened'));
+    await h.send(pullRequestHook(CTX, { ...PR, number: 8, headRepo: null }, 'opened'));
     expect(h.jobs[0]!.comment.cloneUrl).toBe('http://gitea.test:3000/acme/widgets.git');
   });
 });

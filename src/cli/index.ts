@@ -136,6 +136,25 @@ program
     });
   });
 
+program
+  .command('stats')
+  .description("what became of the bot's findings in a repository's recently updated pull requests")
+  .argument('<target>', '<platform>:<repo>, e.g. github:acme/widgets')
+  .option('--since <date>', 'pull requests updated since this date (default: 30 days ago)')
+  .option('--json', 'print one JSON object on stdout', false)
+  .option('--max-prs <n>', 'read at most this many pull requests (default 200)')
+  .option('--config <file>', 'YAML configuration file')
+  .action(async (target: string, opts: Record<string, unknown>) => {
+    const { runStatsCommand } = await import('./stats-command.js');
+    process.exitCode = await runStatsCommand({
+      target,
+      json: opts.json === true,
+      ...(typeof opts.since === 'string' ? { since: opts.since } : {}),
+      ...(typeof opts.maxPrs === 'string' ? { maxPrs: opts.maxPrs } : {}),
+      ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
+    });
+  });
+
 const learnings = program
   .command('learnings')
   .description("list, add or remove a repository's learnings (what the team taught the reviewer)");

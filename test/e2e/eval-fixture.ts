@@ -33,6 +33,8 @@ export const SEEDED_PRS = [1, 2, 3].map((n) => {
 /** The running fake and its files. */
 export interface EvalFixture {
   root: string;
+  /** The bare repository the fake serves as `acme/shop`. */
+  bare: string;
   github: FakeGitHub;
   close(): Promise<void>;
 }
@@ -58,6 +60,7 @@ export async function createEvalFixture(): Promise<EvalFixture> {
   }
   return {
     root,
+    bare,
     github,
     async close() {
       await github.close();

@@ -19,7 +19,7 @@ import { cachedInstructions, placeBreakpoints } from './prompt-cache.js';
 import { RunLauncher } from './sandbox/launcher.js';
 import type { ToolSandbox } from './sandbox/types.js';
 import { consumeAgentStream } from './stream-progress.js';
-import { buildTools, type SubmitReviewInput } from './tools/index.js';
+import { buildTools, type SubmitMatchesInput, type SubmitReviewInput } from './tools/index.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from './types.js';
 import { safeEmitter, workspaceRoot } from './run-support.js';
 
@@ -83,7 +83,7 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
     const homeDir = await mkdtemp(path.join(tmpdir(), 'reviewbot-home-'));
     // Spawns the run's sandboxed commands inside one pids cgroup (root servers), started on first use.
     const launcher = new RunLauncher();
-    let submitted: SubmitReviewInput | undefined;
+    let submitted: SubmitReviewInput | SubmitMatchesInput | undefined;
     try {
       const tools = buildTools(runOptions.tools, {
         rootReal,
@@ -95,6 +95,9 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
         ...(options.sandbox ? { sandbox: options.sandbox } : {}),
         onSubmit: (review) => {
           submitted = review;
+        },
+        onSubmitMatches: (matches) => {
+          submitted = matches;
         },
       });
       const messages = toModelMessages(history, runOptions.prompt);

@@ -4,8 +4,13 @@
  */
 import type { TokenUsage } from './token-usage.js';
 
-/** Tool names (CONTRACT §8); REVIEWER gets Read/Glob/Grep/submit_review, WORKER adds Write/Edit/Bash. */
-export type ToolName = 'Read' | 'Glob' | 'Grep' | 'Write' | 'Edit' | 'Bash' | 'submit_review';
+/**
+ * Tool names (CONTRACT §8); REVIEWER gets Read/Glob/Grep/submit_review, WORKER adds Write/Edit/Bash.
+ * `submit_matches` is the only tool of `reviewbot eval`'s judge (§23); the Claude Code runner does
+ * not offer it (the judge then answers as JSON text).
+ */
+export type ToolName =
+  'Read' | 'Glob' | 'Grep' | 'Write' | 'Edit' | 'Bash' | 'submit_review' | 'submit_matches';
 
 /** One message of a conversation, kept between runs so a later run continues it. */
 export interface ConversationMessage {
@@ -74,8 +79,8 @@ export interface AgentRunResult {
   /** Final assistant text. */
   text: string;
   /**
-   * Arguments of the last `submit_review` tool call, unvalidated, when the model called it
-   * (CONTRACT §7 lets the model deliver its review either way).
+   * Arguments of the last `submit_review` (or `submit_matches`) tool call, unvalidated, when the
+   * model called it (CONTRACT §7 and §23 let the model deliver its answer either way).
    */
   submitted?: unknown;
   /** Identifies the conversation (API runner: a generated id; CLI runner: the agent's session id). */

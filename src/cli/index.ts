@@ -114,6 +114,47 @@ program
     process.exit(code);
   });
 
+program
+  .command('eval')
+  .description(
+    'review each pull request of a benchmark dataset without posting, and score the findings against its golden comments',
+  )
+  .argument(
+    '<dataset>',
+    'dataset JSON file: {"name", "cases": [{"ref", "platform"?, "golden": [{"path"?, "line"?, "comment", "severity"?}]}]}',
+  )
+  .option('--json', 'print the scores as one JSON object on stdout', false)
+  .option('--out <dir>', "write a Markdown report and each case's findings and matches into this directory")
+  .option('--config <file>', 'YAML configuration file')
+  .action(async (dataset: string, opts: Record<string, unknown>) => {
+    const { runEvalCommand } = await import('./eval-command.js');
+    process.exitCode = await runEvalCommand({
+      dataset,
+      json: opts.json === true,
+      ...(typeof opts.out === 'string' ? { out: opts.out } : {}),
+      ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
+    });
+  });
+
+program
+  .command('stats')
+  .description("what became of the bot's findings in a repository's recently updated pull requests")
+  .argument('<target>', '<platform>:<repo>, e.g. github:acme/widgets')
+  .option('--since <date>', 'pull requests updated since this date (default: 30 days ago)')
+  .option('--json', 'print one JSON object on stdout', false)
+  .option('--max-prs <n>', 'read at most this many pull requests (default 200)')
+  .option('--config <file>', 'YAML configuration file')
+  .action(async (target: string, opts: Record<string, unknown>) => {
+    const { runStatsCommand } = await import('./stats-command.js');
+    process.exitCode = await runStatsCommand({
+      target,
+      json: opts.json === true,
+      ...(typeof opts.since === 'string' ? { since: opts.since } : {}),
+      ...(typeof opts.maxPrs === 'string' ? { maxPrs: opts.maxPrs } : {}),
+      ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
+    });
+  });
+
 const learnings = program
   .command('learnings')
   .description("list, add or remove a repository's learnings (what the team taught the reviewer)");

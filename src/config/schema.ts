@@ -179,6 +179,12 @@ export const rawConfigSchema = z.strictObject({
       progress: z.enum(['status', 'off']).default('status'),
     })
     .prefault({}),
+  eval: z
+    .strictObject({
+      /** §23: the model that matches findings to golden comments in `reviewbot eval`; unset = `agent.model`. */
+      judge_model: nonEmpty.optional(),
+    })
+    .prefault({}),
   store: z
     .strictObject({
       url: z

@@ -149,6 +149,27 @@ export interface ReviewThread {
    * reactions (§20 dismissals); absent when the platform did not report it.
    */
   commentId?: string;
+  /**
+   * Login of whoever resolved the thread, when it is resolved and the platform says who (GitHub
+   * GraphQL `resolvedBy`); tells a thread the bot resolved as addressed from one a person resolved.
+   */
+  resolvedBy?: string;
+}
+
+/** One pull request of a repository listing (`Platform.listPullRequests`). */
+export interface PullRequestSummary {
+  number: number;
+  state: 'open' | 'closed' | 'merged';
+  /** ISO time of the pull request's last update. */
+  updatedAt: string;
+}
+
+/** What `Platform.listPullRequests` found. */
+export interface PullRequestListing {
+  /** Most recently updated first. */
+  pullRequests: PullRequestSummary[];
+  /** True when `max` stopped the listing before `updatedSince` did. */
+  truncated: boolean;
 }
 
 /**
@@ -259,6 +280,15 @@ export interface Platform {
    * lists all. Review memory continues incrementally only from one of these (§13, issue 27).
    */
   listCommitShas?(repoFullName: string, prNumber: number): Promise<string[] | null>;
+  /**
+   * Optional (CONTRACT §23): the repository's pull requests (open, closed and merged) updated at or
+   * after `updatedSince`, most recent first, at most `max`: one listing call sorted by update time,
+   * paginated (GitHub `GET /repos/{o}/{r}/pulls?state=all&sort=updated&direction=desc`).
+   */
+  listPullRequests?(
+    repoFullName: string,
+    options: { updatedSince: Date; max: number },
+  ): Promise<PullRequestListing>;
   /** Every inline review thread of the pull request with its resolved/outdated state (all pages). */
   listReviewThreads?(repoFullName: string, prNumber: number): Promise<ReviewThread[]>;
   /**

@@ -2,6 +2,7 @@
 import type { SecretMasker } from '../../secrets.js';
 import type { RunLauncher } from '../sandbox/launcher.js';
 import type { ToolSandbox } from '../sandbox/types.js';
+import type { SubmitMatchesInput } from './submit-matches.js';
 import type { SubmitReviewInput } from './submitted-review.js';
 import { ToolError } from './tool-error.js';
 
@@ -15,6 +16,8 @@ export interface ToolContext {
   masker: SecretMasker;
   /** Receives the arguments of each `submit_review` call (the runner keeps the last). */
   onSubmit: (review: SubmitReviewInput) => void;
+  /** Receives the arguments of each `submit_matches` call (`reviewbot eval`'s judge, CONTRACT §23). */
+  onSubmitMatches?: (matches: SubmitMatchesInput) => void;
   /** Aborts running subprocesses (Bash) and long walks (Glob/Grep). */
   signal?: AbortSignal;
   /**

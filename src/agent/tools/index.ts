@@ -7,11 +7,13 @@ import { createEditTool } from './edit.js';
 import { createGlobTool } from './glob.js';
 import { createGrepTool } from './grep.js';
 import { createReadTool } from './read.js';
+import { createSubmitMatchesTool } from './submit-matches.js';
 import { createSubmitReviewTool } from './submit-review.js';
 import { createWriteTool } from './write.js';
 
 export type { ToolContext } from './context.js';
 export type { SubmitReviewInput } from './submit-review.js';
+export type { SubmitMatchesInput } from './submit-matches.js';
 export { ToolError } from './tool-error.js';
 
 export { REVIEWER_TOOLS, WORKER_TOOLS } from './names.js';
@@ -24,6 +26,7 @@ const FACTORIES: Record<ToolName, (ctx: ToolContext) => ToolSet[string]> = {
   Edit: createEditTool,
   Bash: createBashTool,
   submit_review: createSubmitReviewTool,
+  submit_matches: createSubmitMatchesTool,
 };
 
 /**

@@ -42,6 +42,7 @@ export const REVIEW_THREADS_QUERY = `query ReviewbotThreads($owner: String!, $na
           path
           line
           diffSide
+          resolvedBy { login }
           comments(first: 1) { nodes { databaseId body author { __typename login } } }
         }
       }
@@ -66,6 +67,7 @@ interface ThreadsPage {
           path: string;
           line: number | null;
           diffSide: 'LEFT' | 'RIGHT';
+          resolvedBy?: { login: string } | null;
           comments: {
             nodes: Array<{
               databaseId?: number | null;
@@ -197,6 +199,7 @@ export function gitHubMemoryMethods(client: GitHubClient, call: GitHubCall): Mem
               authorUsername: loginOf(first.author),
               body: first.body,
               ...(typeof first.databaseId === 'number' ? { commentId: String(first.databaseId) } : {}),
+              ...(node.isResolved && node.resolvedBy ? { resolvedBy: node.resolvedBy.login } : {}),
             });
           }
           if (!threads.pageInfo.hasNextPage || !threads.pageInfo.endCursor) return out;

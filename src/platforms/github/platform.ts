@@ -21,6 +21,7 @@ import {
   type TokenScope,
 } from './scoped-token.js';
 import { toPlatformError } from './errors.js';
+import { gitHubListPullRequests } from './list-pulls.js';
 import { gitHubMemoryMethods } from './memory-api.js';
 import { gitHubProgressMethods } from './progress.js';
 import { gitHubReactionMethods } from './reactions.js';
@@ -285,6 +286,7 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
     renderSuggestion: renderGitHubSuggestion,
 
     ...gitHubMemoryMethods(client, call),
+    ...gitHubListPullRequests(client, call),
     ...gitHubProgressMethods(client, call, settings.auth.kind === 'app'),
     ...gitHubReactionMethods(client, call),
   };

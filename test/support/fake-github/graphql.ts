@@ -107,6 +107,7 @@ function threadNode(state: FakeState, root: ReviewCommentRecord) {
     isResolved: root.resolvedBy !== undefined,
     isOutdated: root.commitId !== root.pull.lastHeadSha && root.line === null,
     isCollapsed: root.resolvedBy !== undefined,
+    resolvedBy: root.resolvedBy === undefined ? null : actor(root.resolvedBy),
     path: root.path,
     line: root.line,
     originalLine: root.line,

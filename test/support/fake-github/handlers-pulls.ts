@@ -41,6 +41,11 @@ const listPulls: Route = {
     const pulls = [...ctx.state.pulls.values()]
       .filter((p) => p.repo === repo && (wanted === 'all' || p.state === wanted))
       .sort((a, b) => b.number - a.number);
+    // `sort=updated` (GitHub's default order is `created`; `direction` defaults to `desc`).
+    if (ctx.url.searchParams.get('sort') === 'updated') {
+      pulls.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
+      if (ctx.url.searchParams.get('direction') === 'asc') pulls.reverse();
+    }
     const page = paginate(pulls, ctx.url);
     const body = [];
     for (const pull of page.items) body.push(pullJson(ctx.shape, pull, await ctx.pullFacts(pull)));

@@ -81,7 +81,12 @@ export function reviewEnv(env: NodeJS.ProcessEnv, platform: PlatformName = 'gith
   if (provider) out.AGENT_PROVIDER = provider;
   if (model) out.AGENT_MODEL = model;
   const chosen = out.AGENT_PROVIDER ?? '';
-  if (!key && isProviderId(chosen) && PROVIDERS[chosen].keyVars.every((name) => !env[name])) {
+  if (
+    !key &&
+    isProviderId(chosen) &&
+    !PROVIDERS[chosen].keyOptional &&
+    PROVIDERS[chosen].keyVars.every((name) => !env[name])
+  ) {
     throw new SetupError(
       'the key input is empty: pass the provider API key from a secret (workflows of fork pull requests get no secrets)',
     );

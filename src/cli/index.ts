@@ -9,6 +9,7 @@
  * `npm run bench:webhook-storm`). The image sets the same variable (Dockerfile).
  */
 import { Command, CommanderError, Option } from 'commander';
+import { serveHelpText } from './platform-variables.js';
 import { REVIEWBOT_VERSION } from './version.js';
 
 // Each command's module is imported when the command runs: a server does not hold the CLI
@@ -95,6 +96,7 @@ program
   .command('serve')
   .description('run the webhook server until SIGTERM/SIGINT')
   .option('--config <file>', 'YAML configuration file')
+  .addHelpText('after', serveHelpText())
   .action(async (opts: Record<string, unknown>) => {
     const { runServeCommand } = await import('./serve-command.js');
     const code = await runServeCommand(typeof opts.config === 'string' ? { config: opts.config } : {});

@@ -22,8 +22,13 @@ const program = new Command()
   .name('reviewbot')
   .description('Self-hosted pull-request review bot')
   .version(REVIEWBOT_VERSION)
+  .option('--verbose', 'log JSON lines at level debug on stderr (the same as LOG_LEVEL=debug)')
   .exitOverride()
-  .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  .configureOutput({ writeErr: (text) => process.stderr.write(text) })
+  // Before any command runs: each command's logger reads LOG_LEVEL (src/logger.ts, cliLogSettings).
+  .hook('preAction', (command) => {
+    if (command.opts().verbose === true) process.env.LOG_LEVEL ??= 'debug';
+  });
 
 program
   .command('review')

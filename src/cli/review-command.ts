@@ -6,7 +6,7 @@
 import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { loadConfig } from '../config/load-config.js';
 import { describeError, ReviewbotError, UsageError } from '../errors.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createCliLogger, type Logger } from '../logger.js';
 import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
 import { openLearningsStore } from '../learnings/index.js';
 import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
@@ -222,7 +222,7 @@ export async function runReviewCommand(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const masker = new SecretMasker(secretValues(env));
-  const logger = createLogger({ destination: 'stderr', masker, level: env.LOG_LEVEL ?? 'warn' });
+  const logger = createCliLogger(env, masker);
   const progress = createProgressPrinter(process.stderr);
   try {
     const format = checkReviewUsage(options);

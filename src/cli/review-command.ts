@@ -21,6 +21,7 @@ import { buildPlatform } from './build-platform.js';
 import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
 import { runLocalReview } from './local-review.js';
+import { misplacedRulesWarning } from './misplaced-rules.js';
 import { parsePrRef, type PrRef } from './parse-pr-ref.js';
 import { printReview } from './print-review.js';
 import { createProgressPrinter } from './progress.js';
@@ -226,6 +227,11 @@ export async function runReviewCommand(
   const progress = createProgressPrinter(process.stderr);
   try {
     const format = checkReviewUsage(options);
+    const misplaced = misplacedRulesWarning({
+      ...(options.config ? { configFile: options.config } : {}),
+      env,
+    });
+    if (misplaced) process.stderr.write(`reviewbot: warning: ${misplaced}\n`);
     if (options.local) {
       return await runLocalReview(
         {

@@ -6,7 +6,8 @@
  * - Human output: at the default level stderr holds progress lines and one `reviewbot:` line per
  *   problem, never a JSON log line; JSON lines come with `LOG_FORMAT=json`, `LOG_LEVEL` or `--verbose`.
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeLlm } from '../support/fake-llm/index.js';
 import { runCli } from '../support/run-cli.js';
@@ -136,5 +137,25 @@ describe('reviewbot review --local with a local model server and no key', () => 
     expect(Math.min(...lines.map((line) => line.level as number))).toBe(lowest);
     expect(lines.some((line) => line.msg === 'review plan')).toBe(true);
     expect(result.stderr).not.toContain('sk-wrong-key-0000000000');
+  });
+
+  it('warns when ./reviewbot.yaml holds repository rules that belong in .reviewbot.yaml, and still reviews', async () => {
+    const file = path.join(repo.dir, 'reviewbot.yaml');
+    writeFileSync(file, 'review:\n  instructions: Amounts are integer cents.\n');
+    try {
+      keyless.setScript([
+        { toolCalls: [{ name: 'submit_review', input: { summary: 'Fine.', comments: [] } }] },
+      ]);
+      const result = await runCli(['review', '--local'], env, { cwd: repo.dir });
+      expect(result.code).toBe(0);
+      const warnings = result.stderr.split('\n').filter((line) => line.includes('reviewbot.yaml'));
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /^reviewbot: warning: \.\/reviewbot\.yaml sets review\.instructions: .*belong in \.reviewbot\.yaml \(with a leading dot\)/,
+        ),
+      ]);
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });

@@ -1,5 +1,6 @@
 /**
  * End to end: what a new user meets in the first minutes, through the built CLI as a child process.
+ * - An old Node.js gets one line naming the version needed.
  * - `serve --help` names the webhook paths and the variables `serve` needs.
  * - A keyless try-out: `review --local` against a local OpenAI-compatible server that asks for no
  *   key (as Ollama and vLLM do), with no platform token either.
@@ -10,7 +11,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeLlm } from '../support/fake-llm/index.js';
-import { runCli } from '../support/run-cli.js';
+import { CLI_PATH, runCli } from '../support/run-cli.js';
 import { createLocalRepo, LOCAL, type LocalRepo } from './local-fixture.js';
 
 const PLATFORMS = ['github', 'gitlab', 'gitea', 'bitbucket', 'bitbucket-server', 'azure-devops'];
@@ -23,6 +24,26 @@ function jsonLines(text: string): Array<Record<string, unknown>> {
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+describe('reviewbot on a Node.js older than it needs', () => {
+  it('says so in one line, before loading anything else (exit 1)', async () => {
+    // The Node.js running the test claims to be 20.11.1 before the bin starts.
+    const claim20 = `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.11.1"})`;
+    const result = await runCli(
+      ['review', '--local'],
+      {},
+      {
+        command: [process.execPath, '--import', claim20, CLI_PATH],
+      },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'reviewbot: Node.js 22.19.0 or newer is required, this is 20.11.1: install Node 22 ' +
+        '(e.g. `nvm install 22`) or run reviewbot with `npx -y node@22`\n',
+    );
+  });
+});
 
 describe('reviewbot serve --help', () => {
   it('lists the port, every webhook path with its variables, and what serve needs', async () => {

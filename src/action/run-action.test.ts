@@ -29,6 +29,12 @@ describe('reviewEnv', () => {
     expect(() => reviewEnv({ ...base, ...inputs })).toThrow(message);
   });
 
+  it('openai-compatible (a self-hosted model server) needs no key input', () => {
+    const env = reviewEnv({ ...base, INPUT_PROVIDER: 'openai-compatible', INPUT_KEY: '' });
+    expect(env.AGENT_PROVIDER).toBe('openai-compatible');
+    expect(env.AGENT_API_KEY).toBeUndefined();
+  });
+
   it('an empty key input is fine when the provider key is already in the environment', () => {
     expect(
       reviewEnv({ ...base, INPUT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'k' }).ANTHROPIC_API_KEY,

@@ -21,7 +21,7 @@ import { formatReview } from '../cli/print-review.js';
 import { createProgressPrinter } from '../cli/progress.js';
 import { reviewPullRequest, skippedMessage } from '../cli/review-command.js';
 import { describeError, ReviewbotError } from '../errors.js';
-import { createLogger } from '../logger.js';
+import { createCliLogger } from '../logger.js';
 import { giteaServerUrl, isGiteaActions, parseGiteaActionEvent } from '../platforms/gitea/action-event.js';
 import { parseActionEvent } from '../platforms/github/action-event.js';
 import type { PlatformName } from '../platforms/types.js';
@@ -81,7 +81,12 @@ export function reviewEnv(env: NodeJS.ProcessEnv, platform: PlatformName = 'gith
   if (provider) out.AGENT_PROVIDER = provider;
   if (model) out.AGENT_MODEL = model;
   const chosen = out.AGENT_PROVIDER ?? '';
-  if (!key && isProviderId(chosen) && PROVIDERS[chosen].keyVars.every((name) => !env[name])) {
+  if (
+    !key &&
+    isProviderId(chosen) &&
+    !PROVIDERS[chosen].keyOptional &&
+    PROVIDERS[chosen].keyVars.every((name) => !env[name])
+  ) {
     throw new SetupError(
       'the key input is empty: pass the provider API key from a secret (workflows of fork pull requests get no secrets)',
     );
@@ -162,7 +167,7 @@ export async function runAction(
       return 0;
     }
     const runEnv = reviewEnv(env, platform);
-    const logger = createLogger({ destination: 'stderr', masker, level: env.LOG_LEVEL ?? 'warn' });
+    const logger = createCliLogger(env, masker);
     const dryRun = /^true$/i.test(input(env, 'dry_run'));
     const prompt = input(env, 'prompt');
     const configFile = input(env, 'config_file');

@@ -140,7 +140,8 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
       if (runOptions.signal?.aborted || outcome.aborted) throw new AgentError('agent run aborted');
       if (outcome.error !== undefined) {
         const error = providerAgentError(options.provider, outcome.error, masker);
-        log?.warn({ provider: options.provider, model: modelId, turns: outcome.turns }, error.message);
+        // Thrown, and said once by whoever catches it (the CLI's one error line, the job's `job failed`).
+        log?.debug({ provider: options.provider, model: modelId, turns: outcome.turns }, error.message);
         throw error;
       }
       if (submitted === undefined && outcome.lastFinishReason === 'tool-calls') {

@@ -1,19 +1,19 @@
 /**
  * Is the configured model deprecated? (CONTRACT §3 `agent.model`: "a deprecated model logs one warning
- * with its end-of-life date and still runs".) The answer comes from the deprecation lists that the
- * project's own dependencies ship, read through those packages at run time, never copied:
+ * with its end-of-life date and still runs".) The answer comes from two deprecation lists:
  *
  * - `@anthropic-ai/sdk`'s `DEPRECATED_MODELS` (model id → end-of-life date, the table its Messages API
- *   client warns from), for `anthropic`, OpenRouter's `anthropic/...` ids and the Claude Code runner;
- * - `@pydantic/genai-prices`' per-model `deprecated` flag (no date), for every provider it lists.
+ *   client warns from), vendored with its version and date in `anthropic-models.ts`, for
+ *   `anthropic`, OpenRouter's `anthropic/...` ids and the Claude Code runner;
+ * - `@pydantic/genai-prices`' per-model `deprecated` flag (no date), for every provider it lists,
+ *   read through that package (a dependency for prices anyway) at run time.
  *
  * A warning, never a refusal: the provider decides when a model stops answering.
  */
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { ANTHROPIC_DEPRECATED_MODELS } from './anthropic-models.js';
 import { PROVIDERS, type ProviderId } from './providers.js';
 
 const execFileAsync = promisify(execFile);
@@ -28,23 +28,12 @@ export interface ModelDeprecation {
   source: '@anthropic-ai/sdk' | '@pydantic/genai-prices';
 }
 
-/** Path of the deprecation table inside the `@anthropic-ai/sdk` package (its `DEPRECATED_MODELS`). */
-const ANTHROPIC_DATA_FILE = 'internal/data/deprecated-models.mjs';
-
 /**
- * Loads `DEPRECATED_MODELS` from the installed `@anthropic-ai/sdk` (model id → end-of-life date).
- * @throws Error when the package is not installed or no longer ships the table where expected.
+ * `@anthropic-ai/sdk`'s `DEPRECATED_MODELS` (model id → end-of-life date), as vendored in
+ * `anthropic-models.ts`. Async for its callers' sake (it used to be read from the package).
  */
 export async function loadAnthropicDeprecations(): Promise<Record<string, string>> {
-  const require = createRequire(import.meta.url);
-  const root = path.dirname(require.resolve('@anthropic-ai/sdk'));
-  const url = pathToFileURL(path.join(root, ANTHROPIC_DATA_FILE)).href;
-  const mod = (await import(url)) as { DEPRECATED_MODELS?: unknown };
-  const table = mod.DEPRECATED_MODELS;
-  if (typeof table !== 'object' || table === null) {
-    throw new Error(`@anthropic-ai/sdk: ${ANTHROPIC_DATA_FILE} exports no DEPRECATED_MODELS table`);
-  }
-  return table as Record<string, string>;
+  return { ...ANTHROPIC_DEPRECATED_MODELS };
 }
 
 /**

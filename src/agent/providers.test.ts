@@ -29,14 +29,13 @@ describe('resolveModelChoice configuration errors', () => {
     expect(attempt).toThrow(`${variable} is not set`);
   });
 
-  it('openai-compatible reports the key, base URL and model together', () => {
+  it('openai-compatible needs no key (a local server asks for none) and reports base URL and model together', () => {
     try {
       resolveModelChoice({ provider: 'openai-compatible' }, {});
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).issues).toEqual([
-        'AGENT_API_KEY is not set (API key of agent.provider "openai-compatible")',
         'agent.base_url (AGENT_BASE_URL) is required for agent.provider "openai-compatible"',
         'agent.model (AGENT_MODEL) is required for agent.provider "openai-compatible"',
       ]);
@@ -97,15 +96,36 @@ describe('resolveBaseUrl', () => {
 describe('createLanguageModel over HTTP', () => {
   let anthropic: FakeLlm;
   let openai: FakeLlm;
+  let local: FakeLlm;
 
   beforeAll(async () => {
     anthropic = await startFakeAnthropic({ apiKey: KEY });
     openai = await startFakeOpenAI({ apiKey: KEY });
+    local = await startFakeOpenAI({ apiKey: null });
   });
 
   afterAll(async () => {
     await anthropic.close();
     await openai.close();
+    await local.close();
+  });
+
+  it('openai-compatible without AGENT_API_KEY reaches a keyless local server and sends no Authorization', async () => {
+    local.setScript([{ text: 'pong' }]);
+    const choice = {
+      provider: 'openai-compatible',
+      model: 'qwen3-coder',
+      baseUrl: `${local.url}/v1`,
+    } as const;
+    expect(resolveModelChoice(choice, {}).apiKey).toBeUndefined();
+    const { model } = await createLanguageModel(choice, {});
+    expect((await generateText({ model, prompt: 'ping', maxRetries: 0 })).text).toBe('pong');
+    expect(local.requests.at(-1)).toMatchObject({
+      path: '/v1/chat/completions',
+      model: 'qwen3-coder',
+      status: 200,
+    });
+    expect(local.requests.at(-1)?.headers.authorization).toBeUndefined();
   });
 
   it('reaches ANTHROPIC_BASE_URL given without /v1, with the key from env', async () => {

@@ -24,6 +24,11 @@ export type ProviderId = (typeof PROVIDER_IDS)[number];
 /** How a provider is reached: its key variables (first set wins), official URL and default model. */
 export interface ProviderInfo {
   keyVars: readonly string[];
+  /**
+   * True when the key may be absent: a local server (Ollama, vLLM, llama.cpp) asks for none, so
+   * requests then carry no `Authorization` header. Only `openai-compatible`.
+   */
+  keyOptional?: boolean;
   /** Official API base, in the AI SDK's convention (with the version path). Empty: none. */
   officialBaseUrl: string;
   /** Model used when `agent.model` is unset. Empty: the model must be configured. */
@@ -78,7 +83,12 @@ export const PROVIDERS: Record<ProviderId, ProviderInfo> = {
     officialBaseUrl: 'https://openrouter.ai/api/v1',
     defaultModel: 'anthropic/claude-sonnet-5',
   },
-  'openai-compatible': { keyVars: ['AGENT_API_KEY'], officialBaseUrl: '', defaultModel: '' },
+  'openai-compatible': {
+    keyVars: ['AGENT_API_KEY'],
+    keyOptional: true,
+    officialBaseUrl: '',
+    defaultModel: '',
+  },
 };
 
 /** True when `value` is one of `PROVIDER_IDS`. */
@@ -132,7 +142,8 @@ export function resolveApiKey(provider: ProviderId, env: NodeJS.ProcessEnv): str
 /** A checked provider choice: everything `createLanguageModel` needs, no SDK loaded yet. */
 export interface ResolvedModelChoice {
   provider: ProviderId;
-  apiKey: string;
+  /** Absent only where the provider's key is optional (`openai-compatible` on a local server). */
+  apiKey: string | undefined;
   /** API base in the AI SDK's convention (see `resolveBaseUrl`). */
   baseURL: string;
   modelId: string;
@@ -141,7 +152,8 @@ export interface ResolvedModelChoice {
 /**
  * Checks `choice` against `env` (CONTRACT §3) without loading any provider SDK.
  * @throws ConfigError listing every problem: an unknown provider, a missing key (naming its
- * variable), or for `openai-compatible` a missing `agent.base_url` or `agent.model`.
+ * variable; `openai-compatible` needs none), or for `openai-compatible` a missing `agent.base_url`
+ * or `agent.model`.
  */
 export function resolveModelChoice(choice: ProviderChoice, env: NodeJS.ProcessEnv): ResolvedModelChoice {
   if (!isProviderId(choice.provider)) {
@@ -152,7 +164,7 @@ export function resolveModelChoice(choice: ProviderChoice, env: NodeJS.ProcessEn
   const info = PROVIDERS[choice.provider];
   const issues: string[] = [];
   const apiKey = resolveApiKey(choice.provider, env);
-  if (!apiKey) {
+  if (!apiKey && !info.keyOptional) {
     issues.push(`${info.keyVars.join(' or ')} is not set (API key of agent.provider "${choice.provider}")`);
   }
   const baseURL = resolveBaseUrl(choice, env);
@@ -160,7 +172,7 @@ export function resolveModelChoice(choice: ProviderChoice, env: NodeJS.ProcessEn
     issues.push(`agent.base_url (AGENT_BASE_URL) is required for agent.provider "${choice.provider}"`);
   const modelId = choice.model?.trim() || info.defaultModel;
   if (!modelId) issues.push(`agent.model (AGENT_MODEL) is required for agent.provider "${choice.provider}"`);
-  if (issues.length > 0 || !apiKey || !baseURL) throw new ConfigError(issues);
+  if (issues.length > 0 || !baseURL) throw new ConfigError(issues);
   return { provider: choice.provider, apiKey, baseURL, modelId };
 }
 
@@ -178,7 +190,7 @@ export async function createLanguageModel(
   env: NodeJS.ProcessEnv,
   fetchImpl?: typeof fetch,
 ): Promise<CreatedLanguageModel> {
-  const resolved = 'apiKey' in choice ? choice : resolveModelChoice(choice, env);
+  const resolved = 'modelId' in choice ? choice : resolveModelChoice(choice, env);
   return loadLanguageModel(resolved, fetchImpl).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (code !== 'ERR_MODULE_NOT_FOUND') throw error;
@@ -202,7 +214,11 @@ async function loadLanguageModel(
   fetchImpl: typeof fetch | undefined,
 ): Promise<CreatedLanguageModel> {
   const { apiKey, baseURL, modelId } = resolved;
-  const common = { apiKey, baseURL, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
+  const common = {
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    baseURL,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  };
   switch (resolved.provider) {
     case 'anthropic': {
       const { createAnthropic } = await import('@ai-sdk/anthropic');

@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { buildPlatforms } from '../platforms/index.js';
 import type { Platform, PlatformName } from '../platforms/types.js';
+import { PLATFORM_VARIABLES } from './platform-variables.js';
 
 /** Options of `buildPlatform`. */
 export interface BuildPlatformOptions {
@@ -25,17 +26,10 @@ export interface BuildPlatformOptions {
 export async function buildPlatform(options: BuildPlatformOptions): Promise<Platform> {
   const platforms = await buildPlatforms({ env: options.env, logger: options.logger });
   const wanted = options.requested ?? options.fromRef;
-  const hint: Record<PlatformName, string> = {
-    github: 'set CODEHOST_TOKEN (or GITHUB_TOKEN, or the GitHub App variables)',
-    gitlab: 'set GITLAB_TOKEN',
-    gitea: 'set GITEA_TOKEN and GITEA_URL',
-    bitbucket: 'set BITBUCKET_TOKEN',
-    'bitbucket-server': 'set BITBUCKET_SERVER_TOKEN and BITBUCKET_SERVER_URL',
-    'azure-devops': 'set AZURE_DEVOPS_TOKEN and AZURE_DEVOPS_URL',
-  };
+  const hint = (name: PlatformName): string => `set ${PLATFORM_VARIABLES[name].credentials}`;
   if (wanted) {
     const platform = platforms.get(wanted);
-    if (!platform) throw new UsageError(`platform ${wanted} is not configured: ${hint[wanted]}`);
+    if (!platform) throw new UsageError(`platform ${wanted} is not configured: ${hint(wanted)}`);
     return platform;
   }
   const github = platforms.get('github');
@@ -43,7 +37,9 @@ export async function buildPlatform(options: BuildPlatformOptions): Promise<Plat
   const [only, ...others] = [...platforms.values()];
   if (!only)
     throw new UsageError(
-      `no platform is configured: ${hint.github}, or ${hint.gitlab}, or ${hint.gitea}, or ${hint.bitbucket}, or ${hint['bitbucket-server']}`,
+      `no platform is configured: ${Object.keys(PLATFORM_VARIABLES)
+        .map((name) => hint(name as PlatformName))
+        .join(', or ')}`,
     );
   if (others.length > 0) throw new UsageError('several platforms are configured: choose one with --platform');
   return only;

@@ -13,7 +13,7 @@ import { loadDataset, type EvalCase, type EvalDataset } from '../eval/dataset.js
 import { judgeMatches } from '../eval/judge.js';
 import { formatEvalText, writeEvalReport } from '../eval/report.js';
 import { runEval, type CaseReview } from '../eval/run-eval.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createCliLogger, type Logger } from '../logger.js';
 import { reviewLimitsOf } from '../review/limits.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { buildRunner } from './build-runner.js';
@@ -94,7 +94,7 @@ export async function runEvalCommand(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const masker = new SecretMasker(secretValues(env));
-  const logger = createLogger({ destination: 'stderr', masker, level: env.LOG_LEVEL ?? 'warn' });
+  const logger = createCliLogger(env, masker);
   const progress = (line: string): void => {
     process.stderr.write(`reviewbot eval: ${masker.mask(line)}\n`);
   };

@@ -6,7 +6,7 @@
 import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { loadConfig } from '../config/load-config.js';
 import { describeError, ReviewbotError, UsageError } from '../errors.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createCliLogger, type Logger } from '../logger.js';
 import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
 import { openLearningsStore } from '../learnings/index.js';
 import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
@@ -21,6 +21,7 @@ import { buildPlatform } from './build-platform.js';
 import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
 import { runLocalReview } from './local-review.js';
+import { misplacedRulesWarning } from './misplaced-rules.js';
 import { parsePrRef, type PrRef } from './parse-pr-ref.js';
 import { printReview } from './print-review.js';
 import { createProgressPrinter } from './progress.js';
@@ -222,10 +223,15 @@ export async function runReviewCommand(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const masker = new SecretMasker(secretValues(env));
-  const logger = createLogger({ destination: 'stderr', masker, level: env.LOG_LEVEL ?? 'warn' });
+  const logger = createCliLogger(env, masker);
   const progress = createProgressPrinter(process.stderr);
   try {
     const format = checkReviewUsage(options);
+    const misplaced = misplacedRulesWarning({
+      ...(options.config ? { configFile: options.config } : {}),
+      env,
+    });
+    if (misplaced) process.stderr.write(`reviewbot: warning: ${misplaced}\n`);
     if (options.local) {
       return await runLocalReview(
         {

@@ -26,6 +26,7 @@ import { configuredModelWarnings } from '../agent/model-deprecation.js';
 import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { costCapWarnings } from '../review/limits.js';
 import { buildRunner } from './build-runner.js';
+import { PLATFORM_VARIABLES } from './platform-variables.js';
 
 /** How long running jobs may take to finish after SIGTERM (CONTRACT §12), ms. */
 export const SHUTDOWN_GRACE_MS = 60_000;
@@ -45,20 +46,16 @@ function checkServeConfig(config: RawConfig, platforms: Map<PlatformName, Platfo
   const problems: string[] = [];
   if (platforms.size === 0) {
     problems.push(
-      'no platform is configured: set CODEHOST_TOKEN (or the GitHub App variables), GITLAB_TOKEN, GITEA_TOKEN, BITBUCKET_TOKEN, BITBUCKET_SERVER_TOKEN or AZURE_DEVOPS_TOKEN',
+      `no platform is configured: set ${Object.values(PLATFORM_VARIABLES)
+        .map((vars) => vars.credentials)
+        .join(', or ')}`,
     );
   }
   for (const platform of platforms.values()) {
     if (!platform.webhook) {
-      const secret: Record<PlatformName, string> = {
-        github: 'CODEHOST_WEBHOOK_SECRET (or GITHUB_WEBHOOK_SECRET)',
-        gitlab: 'GITLAB_WEBHOOK_SECRET',
-        gitea: 'GITEA_WEBHOOK_SECRET',
-        bitbucket: 'BITBUCKET_WEBHOOK_SECRET',
-        'bitbucket-server': 'BITBUCKET_SERVER_WEBHOOK_SECRET',
-        'azure-devops': 'AZURE_DEVOPS_WEBHOOK_USER and AZURE_DEVOPS_WEBHOOK_SECRET',
-      };
-      problems.push(`${secret[platform.name]}: required by serve for the ${platform.name} platform`);
+      problems.push(
+        `${PLATFORM_VARIABLES[platform.name].webhookSecret}: required by serve for the ${platform.name} platform`,
+      );
     }
   }
   if (!config.reviewer.bot_username && !config.worker.bot_username) {

@@ -6,7 +6,7 @@
 import { loadConfig } from '../config/load-config.js';
 import { describeError, ReviewbotError, UsageError } from '../errors.js';
 import { EVAL_SEVERITIES } from '../eval/severity.js';
-import { createLogger } from '../logger.js';
+import { createCliLogger } from '../logger.js';
 import type { PlatformName } from '../platforms/types.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { collectStats, type StatsReport } from '../stats/collect.js';
@@ -84,7 +84,7 @@ export async function runStatsCommand(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const masker = new SecretMasker(secretValues(env));
-  const logger = createLogger({ destination: 'stderr', masker, level: env.LOG_LEVEL ?? 'warn' });
+  const logger = createCliLogger(env, masker);
   try {
     const scope = parseLearningsTarget(options.target);
     const since = parseSince(options.since);

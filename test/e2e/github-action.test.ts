@@ -76,10 +76,22 @@ describe('action.yml', () => {
     expect(JSON.stringify(action.runs)).not.toMatch(/docker:\/\//);
   });
 
-  it('installs with the dev dependencies the build needs, also in a job with NODE_ENV=production', () => {
-    const steps = action.runs.steps as Array<{ uses?: string; run?: string; with?: Record<string, string> }>;
+  it('installs the runtime dependencies only, then compiles with the TypeScript package.json pins', () => {
+    const steps = action.runs.steps as Array<{
+      uses?: string;
+      run?: string;
+      with?: Record<string, string>;
+      env?: Record<string, string>;
+    }>;
     const install = steps.find((s) => s.run?.includes('npm ci'));
-    expect(install?.run).toMatch(/\bnpm ci\b.* --include=dev\b/);
+    expect(install?.run).toMatch(/\bomit=\(--omit=dev\)/);
+    expect(install?.run).toMatch(/\bnpm ci "\$\{omit\[@\]\}" --ignore-scripts\b/);
+    expect(install?.run).not.toMatch(/--include=dev/);
+    expect(install?.env?.INPUT_PROVIDER).toBe('${{ inputs.provider }}');
+    const build = steps.find((s) => s.run?.includes('tsc '));
+    expect(build?.run).toContain(`require('./package.json').devDependencies.typescript`);
+    expect(build?.run).toMatch(/npx -y -p "\$typescript" tsc -p tsconfig\.build\.json --noCheck/);
+    expect(steps.indexOf(install!)).toBeLessThan(steps.indexOf(build!));
     // Node 22 is set up before the install and stays on PATH for the job's later steps (README).
     const setup = steps.findIndex((s) => s.uses?.startsWith('actions/setup-node@'));
     expect(setup).toBeGreaterThanOrEqual(0);

@@ -48,11 +48,14 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     request: options.fetch ? { fetch: options.fetch } : {},
     retry: { retries: options.retries ?? 2, retryAfterBaseValue: 500 },
     throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit },
+    // Octokit's own log lines go through ours. Its `error` lines come only from the request log
+    // (`GET /repos/o/r/contents/AGENTS.md - 404 …`) for a failure that is thrown to, and reported
+    // by, the caller, which also expects some (an absent optional file): debug, like each request.
     log: {
       debug: () => undefined,
-      info: () => undefined,
+      info: (message: string) => logger.debug(message),
       warn: (message: string) => logger.warn(message),
-      error: (message: string) => logger.error(message),
+      error: (message: string) => logger.debug(message),
     },
   };
   if (settings.auth.kind === 'token') {

@@ -157,7 +157,8 @@ export const openaiAdapter: ProtocolAdapter = {
 
 /**
  * Starts a fake OpenAI Chat Completions API on 127.0.0.1. Requests need
- * `Authorization: Bearer <apiKey>`, else 401 (`invalid_api_key`). Malformed requests get 400
+ * `Authorization: Bearer <apiKey>`, else 401 (`invalid_api_key`); with `apiKey: null` none (a local
+ * server such as Ollama or vLLM). Malformed requests get 400
  * `invalid_request_error` as the real API would answer; an exhausted script 500 `server_error`
  * "fake LLM: script exhausted". SDK base URL (and `OPENAI_BASE_URL`): `url + '/v1'`.
  */

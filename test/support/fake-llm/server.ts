@@ -174,7 +174,7 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
       status: 0,
     };
     requests.push(record);
-    const authError = adapter.checkAuth(req.headers, options.apiKey);
+    const authError = options.apiKey === null ? undefined : adapter.checkAuth(req.headers, options.apiKey);
     if (authError !== undefined) return fail(res, { status: 401, message: authError }, record);
     if (req.method !== 'POST')
       return fail(res, { status: 405, message: `Method ${req.method} not allowed` }, record);
@@ -220,7 +220,7 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
     const raw = await readBody(req);
     const parsed = raw === undefined ? undefined : parseJson(raw);
     const method = req.method ?? 'GET';
-    const authError = adapter.checkAuth(req.headers, options.apiKey);
+    const authError = options.apiKey === null ? undefined : adapter.checkAuth(req.headers, options.apiKey);
     const answer: OtherResponse =
       authError !== undefined
         ? { status: 401, body: adapter.errorBody({ status: 401, message: authError }) }

@@ -96,8 +96,11 @@ export interface FakeLlm {
 
 /** Options of `startFakeAnthropic` / `startFakeOpenAI`. */
 export interface FakeLlmOptions {
-  /** The only key accepted. */
-  apiKey: string;
+  /**
+   * The only key accepted. `null`: no key is needed and any request is taken, as a local server
+   * (Ollama, vLLM, llama.cpp) does; a test can then check that none was sent (`headers`).
+   */
+  apiKey: string | null;
   script?: Script;
   /**
    * Anthropic only: refuse consecutive messages of the same role with 400. The real API combines

@@ -231,6 +231,42 @@ describe('a named pipe in the work tree', () => {
   );
 });
 
+describe('a tree made hard to remove', () => {
+  it('deeper than the system path limit, a repository at its bottom: the next preparation makes it afresh', async () => {
+    // Relative steps: the tree's absolute paths end up longer than PATH_MAX (4096), which
+    // `fs.rm` cannot unlink.
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'i=0; while [ $i -lt 400 ]; do mkdir aaaaaaaaaa && cd aaaaaaaaaa || break; i=$((i+1)); done; mkdir .git',
+      ],
+      { cwd: dir, stdio: 'ignore' },
+    );
+    expect(await workspaceGitProblem(dir)).toMatch(/git repository at (aaaaaaaaaa\/)+\.git/);
+    const { headSha } = await prepareAgain();
+    expect(headSha).toBe(await remoteHead());
+    expect(await pathExists(path.join(dir, 'aaaaaaaaaa'))).toBe(false);
+    expect(await workspaceGitProblem(dir)).toBeUndefined();
+  });
+
+  // Root reads any directory: what `chmod 000` does to a server running as another user.
+  it.skipIf(process.getuid?.() === 0)(
+    'directories made unreadable (the root too): the next preparation makes it afresh',
+    async () => {
+      await mkdir(path.join(dir, 'locked', 'in'), { recursive: true });
+      await writeFile(path.join(dir, 'locked', 'in', 'f'), 'f\n');
+      execFileSync('chmod', ['000', path.join(dir, 'locked', 'in'), path.join(dir, 'locked')]);
+      expect(await workspaceGitProblem(dir)).toMatch(/could not be searched/);
+      expect((await prepareAgain()).headSha).toBe(await remoteHead());
+      expect(await pathExists(path.join(dir, 'locked'))).toBe(false);
+      execFileSync('chmod', ['000', dir]);
+      expect((await prepareAgain()).headSha).toBe(await remoteHead());
+      expect(await workspaceGitProblem(dir)).toBeUndefined();
+    },
+  );
+});
+
 describe('a workspace nothing was planted in', () => {
   it('passes, commits and pushes as before', async () => {
     expect(await workspaceGitProblem(dir)).toBeUndefined();

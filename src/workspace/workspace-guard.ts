@@ -19,7 +19,7 @@
  * `FETCH_HEAD`.
  */
 import { execFile } from 'node:child_process';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { GitError } from '../errors.js';
@@ -29,6 +29,8 @@ const execFileAsync = promisify(execFile);
 
 /** Time limit of the look for nested repositories, ms. */
 const FIND_TIMEOUT_MS = 60_000;
+/** Time limit of each step of removing a work tree the plain way could not, ms. */
+const REMOVE_TIMEOUT_MS = 10 * 60_000;
 /** A tree-sharing link the repository's store owns (`shared-index.ts`), the only link allowed. */
 const SHARED_INDEX_LINK = /^sharedindex\.([0-9a-f]{40}|[0-9a-f]{64})$/;
 
@@ -167,5 +169,34 @@ export async function assertWorkspaceGitSafe(dir: string, action: string): Promi
     throw new GitError(
       `refusing to ${action}: ${problem} (the bot's own git never enters a repository or follows a link or pipe an agent made in the workspace)`,
     );
+  }
+}
+
+/**
+ * Removes work tree `dir` (a workspace an agent may have written) and everything in it, however it
+ * was left: `fs.rm` first; where that fails — a directory an agent made unreadable (`chmod 000`,
+ * the root included, which a server not running as root cannot list) or a tree nested deeper than
+ * the system's path limit (ENAMETOOLONG) — every directory is made the owner's to read again
+ * (`find -execdir`, which works relative to each directory) and `rm -rf` removes the rest the same
+ * way. Symbolic links are removed, never followed. Without this, such a workspace could never be
+ * made afresh and every later job of the pull request would fail.
+ * @throws Error when `dir` still exists afterwards.
+ */
+export async function removeWorkTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    return;
+  } catch {
+    // The hard way below.
+  }
+  const options = { timeout: REMOVE_TIMEOUT_MS, env: { PATH: '/usr/bin:/bin' } };
+  await execFileAsync(
+    'find',
+    [dir, '-type', 'd', '!', '-perm', '-u=rwx', '-execdir', 'chmod', 'u+rwx', '{}', ';'],
+    options,
+  ).catch(() => undefined);
+  await execFileAsync('rm', ['-rf', '--', dir], options).catch(() => undefined);
+  if ((await lstat(dir).catch(() => undefined)) !== undefined) {
+    throw new Error(`${dir} could not be removed`);
   }
 }

@@ -55,6 +55,15 @@ const prepareAgain = () =>
 const remoteHead = () => fx.git(fx.barePath('acme/widgets'), 'rev-parse', 'refs/heads/feature');
 const baseSha = () => fx.git(fx.barePath('acme/widgets'), 'rev-parse', 'refs/heads/main');
 
+/** Resolves within `ms` or fails the test (a run of ours waiting on a pipe never resolves). */
+const quickly = <T>(promise: Promise<T>, ms = 6_000) =>
+  Promise.race([
+    promise,
+    new Promise<never>((_resolve, reject) =>
+      setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms),
+    ),
+  ]);
+
 /** `sub/` made a repository whose clean filter writes `marker` (as a Bash command would). */
 async function plantFilterRepository(marker: string): Promise<void> {
   const sub = path.join(dir, 'sub');
@@ -169,15 +178,6 @@ describe('links planted in .git', () => {
 });
 
 describe('a named pipe where git opens a file', () => {
-  /** Resolves within `ms` or fails the test (a run of ours waiting on the pipe never resolves). */
-  const quickly = <T>(promise: Promise<T>, ms = 6_000) =>
-    Promise.race([
-      promise,
-      new Promise<never>((_resolve, reject) =>
-        setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms),
-      ),
-    ]);
-
   it('.git/HEAD: the commit is refused at once and the next preparation makes the workspace afresh', async () => {
     await rm(path.join(dir, '.git', 'HEAD'));
     execFileSync('mkfifo', [path.join(dir, '.git', 'HEAD')]);
@@ -205,6 +205,66 @@ describe('a named pipe where git opens a file', () => {
     expect(headSha).toBe(await remoteHead());
     expect(await pathExists(path.join(dir, '.git2'))).toBe(false);
   });
+});
+
+describe('a named pipe in the work tree', () => {
+  // git opens every `.gitignore` it walks past (and `.gitattributes` for a path it adds): a pipe
+  // there made `git status` and `git add --all` wait for a writer until their time limit.
+  it.each(['.gitignore', 'deep/er/.gitignore', 'deep/.gitattributes'])(
+    '%s: the changes are not looked at, the commit is refused at once, the next preparation starts afresh',
+    async (name) => {
+      await mkdir(path.join(dir, 'deep', 'er'), { recursive: true });
+      execFileSync('mkfifo', [path.join(dir, name)]);
+      await writeFile(path.join(dir, 'deep', 'c.txt'), 'the change asked for\n');
+      const before = await remoteHead();
+      const reason = new RegExp(`the work tree holds a named pipe at ${name.replaceAll('.', '\\.')}`);
+      await expect(quickly(listWorkspaceChanges(dir, before, { timeoutMs: TIMEOUT_MS }))).rejects.toThrow(
+        reason,
+      );
+      await expect(quickly(push())).rejects.toThrow(reason);
+      expect(await remoteHead()).toBe(before);
+      const { headSha } = await quickly(prepareAgain());
+      expect(headSha).toBe(before);
+      expect(await pathExists(path.join(dir, name))).toBe(false);
+      expect(await workspaceGitProblem(dir)).toBeUndefined();
+    },
+  );
+});
+
+describe('a tree made hard to remove', () => {
+  it('deeper than the system path limit, a repository at its bottom: the next preparation makes it afresh', async () => {
+    // Relative steps: the tree's absolute paths end up longer than PATH_MAX (4096), which
+    // `fs.rm` cannot unlink.
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'i=0; while [ $i -lt 400 ]; do mkdir aaaaaaaaaa && cd aaaaaaaaaa || break; i=$((i+1)); done; mkdir .git',
+      ],
+      { cwd: dir, stdio: 'ignore' },
+    );
+    expect(await workspaceGitProblem(dir)).toMatch(/git repository at (aaaaaaaaaa\/)+\.git/);
+    const { headSha } = await prepareAgain();
+    expect(headSha).toBe(await remoteHead());
+    expect(await pathExists(path.join(dir, 'aaaaaaaaaa'))).toBe(false);
+    expect(await workspaceGitProblem(dir)).toBeUndefined();
+  });
+
+  // Root reads any directory: what `chmod 000` does to a server running as another user.
+  it.skipIf(process.getuid?.() === 0)(
+    'directories made unreadable (the root too): the next preparation makes it afresh',
+    async () => {
+      await mkdir(path.join(dir, 'locked', 'in'), { recursive: true });
+      await writeFile(path.join(dir, 'locked', 'in', 'f'), 'f\n');
+      execFileSync('chmod', ['000', path.join(dir, 'locked', 'in'), path.join(dir, 'locked')]);
+      expect(await workspaceGitProblem(dir)).toMatch(/could not be searched/);
+      expect((await prepareAgain()).headSha).toBe(await remoteHead());
+      expect(await pathExists(path.join(dir, 'locked'))).toBe(false);
+      execFileSync('chmod', ['000', dir]);
+      expect((await prepareAgain()).headSha).toBe(await remoteHead());
+      expect(await workspaceGitProblem(dir)).toBeUndefined();
+    },
+  );
 });
 
 describe('a workspace nothing was planted in', () => {

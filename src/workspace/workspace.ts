@@ -10,7 +10,7 @@
  * process's tree lock plus the cross-process lock directory `pr-<N>.lock`, so a spare tree's rename
  * into `pr-<N>` and every reset and clean happen under it).
  */
-import { lstat, mkdir, rm } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError, describeError } from '../errors.js';
 import type { GitCredentials, PlatformName } from '../platforms/types.js';
@@ -24,7 +24,7 @@ import { fetchIntoStore, isRemoteFailure, withStoreLock, type StoreHead } from '
 import { spareBuildSignal, spareTreesEnabledByDefault, startSpareBuild } from './spare-tree.js';
 import { workspacePath } from './workspace-path.js';
 import { createWorkspace, updateWorkspace } from './workspace-tree.js';
-import { WORKSPACE_GIT_CONFIG, workspaceGitProblem } from './workspace-guard.js';
+import { WORKSPACE_GIT_CONFIG, removeWorkTree, workspaceGitProblem } from './workspace-guard.js';
 
 export {
   depsPath,
@@ -90,9 +90,12 @@ type Git = (
   extra?: { objectDirectory?: string },
 ) => Promise<{ stdout: string; stderr: string }>;
 
-/** Removes `dir` itself; symlinks inside are unlinked, never followed (fs.rm semantics). */
-async function removeDir(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+/**
+ * Removes `dir` itself; symlinks inside are unlinked, never followed, and a tree an agent made
+ * unreadable or deeper than the path limit goes too (`removeWorkTree`).
+ */
+function removeDir(dir: string): Promise<void> {
+  return removeWorkTree(dir);
 }
 
 /**

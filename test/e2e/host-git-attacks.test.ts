@@ -14,6 +14,8 @@
  *    touches anything outside.
  * 3. A named pipe at `.git/HEAD`, directly and in a `.git` swapped in by `mv`: neither can be made,
  *    and the job finishes in seconds instead of waiting out git's 10-minute limit.
+ * 4. A named pipe at `.gitignore` in the work tree (git opens each one it walks past): the job
+ *    refuses to commit at once and says why.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -195,6 +197,28 @@ describe.skipIf(!sandboxed).each(RUNNERS)('host git attacks with $runner', ({ en
       const head = await bareGit('rev-parse', 'refs/heads/feature');
       expect(reply).toContain(`Pushed commit ${head}`);
       expect(await bareGit('show', `${head}:pipe.txt`)).toBe('asked-for');
+    },
+    TEST_LIMIT_MS,
+  );
+
+  it(
+    'a named pipe in the work tree (a .gitignore git would open): the job refuses at once and says why',
+    async () => {
+      fx.llm.setScript(
+        bashTurns(
+          ['mkfifo .gitignore && echo asked-for > fifo.txt && echo planted'],
+          'Done: added fifo.txt.',
+        ),
+      );
+      const from = fx.llm.requests.length;
+      const before = await bareGit('rev-parse', 'refs/heads/feature');
+      const started = Date.now();
+      const reply = await mention(WORKER, 'add fifo.txt', /named pipe at|Pushed commit|failed/i);
+      // Our `git status` used to wait on the pipe for git's 10-minute limit.
+      expect(Date.now() - started).toBeLessThan(JOB_LIMIT_MS);
+      expect(bashResults(fx.llm, from).join('\n')).toContain('planted');
+      expect(reply).toMatch(/the work tree holds a named pipe at \.gitignore/);
+      expect(await bareGit('rev-parse', 'refs/heads/feature')).toBe(before);
     },
     TEST_LIMIT_MS,
   );

@@ -17,16 +17,19 @@ export type SharedClaimer = (request: SharedClaimRequest, log: Logger) => Promis
 
 /**
  * The claimer of `dedupe` (none: a claimer that claims nothing). With a store, registers the
- * counter `reviewbot_webhook_dedupe_unavailable_total{platform}` on `registry`.
+ * counter `reviewbot_webhook_dedupe_unavailable_total{platform}` on `registry` (or uses the one
+ * registered there before).
  */
 export function createSharedClaimer(dedupe: SharedDedupe | undefined, registry: Registry): SharedClaimer {
   if (!dedupe) return () => Promise.resolve(undefined);
-  const unavailable = new Counter({
-    name: DEDUPE_UNAVAILABLE_METRIC,
-    help: 'Webhooks dispatched without the cross-replica duplicate check because the store did not answer',
-    labelNames: ['platform'],
-    registers: [registry],
-  });
+  const unavailable =
+    (registry.getSingleMetric(DEDUPE_UNAVAILABLE_METRIC) as Counter<'platform'> | undefined) ??
+    new Counter({
+      name: DEDUPE_UNAVAILABLE_METRIC,
+      help: 'Webhooks dispatched without the cross-replica duplicate check because the store did not answer',
+      labelNames: ['platform'],
+      registers: [registry],
+    });
   return async (request, log) => {
     if (request.deliveryId === undefined && request.identity === undefined) return undefined;
     const claim = await dedupe.claim(request);

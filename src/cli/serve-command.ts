@@ -184,7 +184,22 @@ export async function runServeCommand(
     jobRunner,
     logger,
   });
-  const server = createServer({ platforms, dispatch, metrics, logger });
+  // With a store, webhook copies that reach different replicas are de-duplicated there too.
+  const sharedDedupe = config.store.url
+    ? (await import('../cluster/redis/webhook-claims.js')).connectWebhookClaims(config.store.url, {
+        ttlSeconds: config.store.key_ttl_seconds,
+        logger,
+        masker,
+      })
+    : undefined;
+  const server = createServer({
+    platforms,
+    dispatch,
+    metrics,
+    logger,
+    ...(sharedDedupe ? { sharedDedupe } : {}),
+  });
+  server.addHook('onClose', async () => sharedDedupe?.close());
   // Cluster Job pods keep their workspaces in emptyDir volumes, unless they share a volume
   // (CONTRACT §19, `workspace.shared_dir`): then the server, which mounts it too, cleans there.
   const cleanDir = mode === 'standalone' ? config.workspace.base_dir : config.workspace.shared_dir;

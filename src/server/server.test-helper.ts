@@ -42,7 +42,7 @@ export interface Harness {
 
 /** Options of `startHarness`. */
 export interface HarnessOptions extends Partial<
-  Pick<CreateServerOptions, 'bodyLimitBytes' | 'dedupeCapacity'>
+  Pick<CreateServerOptions, 'bodyLimitBytes' | 'dedupeCapacity' | 'sharedDedupe'>
 > {
   /** What the dispatcher answers (default accepted); may throw. */
   outcome?: (comment: ReviewComment) => DispatchOutcome;
@@ -85,6 +85,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     ...(options.dedupeCapacity !== undefined ? { dedupeCapacity: options.dedupeCapacity } : {}),
+    ...(options.sharedDedupe ? { sharedDedupe: options.sharedDedupe } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;

@@ -4,6 +4,8 @@
  * a webhook secret → 404; signature check on the raw bytes → 401; JSON object → else 400; delivery
  * id seen before → 200 ignored "duplicate delivery"; parse → 200 ignored; the same event seen
  * before under another delivery id (`eventIdentity`) → 200 ignored "duplicate event"; dispatch → 200.
+ * "Seen before" is this process's memory first, then, for an event, the store shared by every
+ * replica (`sharedDedupe`, one round trip; see `shared-claim.ts`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -13,7 +15,8 @@ import { decodeWebhookBody } from './decode-body.js';
 import { createDeliveryCache } from './delivery-cache.js';
 import { eventIdentity } from './event-identity.js';
 import type { MemoryRelief } from './memory-relief.js';
-import type { CreateServerOptions } from './types.js';
+import { createSharedClaimer, releaseShared } from './shared-claim.js';
+import type { CreateServerOptions, SharedClaim } from './types.js';
 
 interface WebhookRoute {
   Params: { platform: string };
@@ -42,7 +45,8 @@ function tooLarge(reply: FastifyReply): FastifyReply {
 }
 
 /** Options of `registerWebhookRoute`: the server options with their defaults applied. */
-export type WebhookRouteOptions = Required<CreateServerOptions>;
+export type WebhookRouteOptions = Required<Omit<CreateServerOptions, 'sharedDedupe'>> &
+  Pick<CreateServerOptions, 'sharedDedupe'>;
 
 /**
  * Registers `POST /webhooks/:platform` on `app` for every platform of `options.platforms` that has a
@@ -62,6 +66,7 @@ export function registerWebhookRoute(
   // Events that started a job (or are being dispatched), by identity: a copy under a new delivery
   // id is the same event. Held apart from the delivery ids so neither evicts the other.
   const events = createDeliveryCache(options.dedupeCapacity);
+  const claimShared = createSharedClaimer(options.sharedDedupe, metrics.registry);
   const receivers = new Map<string, Receiver>();
   for (const [name, platform] of options.platforms) {
     if (platform.webhook) receivers.set(name, { platform, handler: platform.webhook });
@@ -111,6 +116,7 @@ export function registerWebhookRoute(
     }
 
     let identity: string | undefined;
+    let shared: Extract<SharedClaim, { status: 'claimed' }> | undefined;
     try {
       const parsed = handler.parse(webhookRequest, decoded.value);
       if (parsed.kind === 'ignored') {
@@ -134,6 +140,16 @@ export function registerWebhookRoute(
         log.debug({ eventType: comment.eventType }, 'webhook ignored: duplicate event');
         return reply.code(200).send({ status: 'ignored', reason: 'duplicate event' });
       }
+      const claim = await claimShared({ platform: receiver.platform.name, deliveryId, identity }, log);
+      if (claim?.status === 'duplicate delivery' || claim?.status === 'duplicate event') {
+        // Another replica holds it: this process remembers only the events it claimed itself.
+        if (identity !== undefined) events.forget(identity);
+        identity = undefined;
+        metrics.webhook(name, 'duplicate');
+        log.debug({ eventType: comment.eventType, seenBy: 'store' }, `webhook ignored: ${claim.status}`);
+        return reply.code(200).send({ status: 'ignored', reason: claim.status });
+      }
+      if (claim?.status === 'claimed') shared = claim;
       const outcome = await dispatch(receiver.platform, comment, log);
       metrics.webhook(name, outcome.status);
       if (outcome.status === 'accepted') {
@@ -144,12 +160,14 @@ export function registerWebhookRoute(
         return reply.code(200).send({ status: 'accepted' });
       }
       if (identity !== undefined) events.forget(identity);
+      await releaseShared(shared, 'event', log);
       log.debug({ reason: outcome.reason }, 'webhook ignored');
       return reply.code(200).send({ status: 'ignored', reason: outcome.reason });
     } catch (error) {
       // A bug in parse/dispatch: let a redelivery of this id be processed again.
       if (deliveryId !== undefined) deliveries.forget(deliveryId);
       if (identity !== undefined) events.forget(identity);
+      await releaseShared(shared, 'all', logger.child({ platform: name, deliveryId }));
       logger.error({ platform: name, deliveryId, err: describeError(error) }, 'webhook dispatch failed');
       return reply.code(500).send({ error: 'internal error' });
     }

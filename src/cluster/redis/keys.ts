@@ -3,6 +3,7 @@
  * channel `reviewbot:done`); the rest are this package's own bookkeeping under `reviewbot:`.
  * `<key>` is a queue key, `platform:repo:pr:botType` (`sessionKeyString`).
  */
+import { createHash } from 'node:crypto';
 
 /** Prefix of every key reviewbot writes. */
 export const KEY_PREFIX = 'reviewbot:';
@@ -41,4 +42,19 @@ export function doneKey(jobId: string): string {
 /** `reviewbot:conv:<key>`: a session key's conversation (CONTRACT §9). */
 export function conversationKey(key: string): string {
   return `reviewbot:conv:${key}`;
+}
+
+/**
+ * `reviewbot:delivery:<platform>:<id>`: a webhook delivery id claimed by a server replica (webhook
+ * de-duplication, CONTRACT §5). `id` is used as it is up to 64 characters, longer ones (the header
+ * is unsigned and may be long) as `sha256:<hex>`.
+ */
+export function deliveryKey(platform: string, id: string): string {
+  const kept = id.length <= 64 ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`;
+  return `reviewbot:delivery:${platform}:${kept}`;
+}
+
+/** `reviewbot:event:<identity>`: an event identity (64 hex digits) claimed by a server replica. */
+export function eventKey(identity: string): string {
+  return `reviewbot:event:${identity}`;
 }

@@ -9,6 +9,8 @@ import { parseLearningCommand } from '../learnings/commands.js';
 import { neutraliseMarkers } from '../review/memory/markers.js';
 import type { SecretMasker } from '../secrets.js';
 import type { JobContext } from './job-context.js';
+import { processApplyCommand } from './apply/apply-job.js';
+import { parseApplyCommand } from './apply/command.js';
 import { processLearningCommand } from './learning-job.js';
 import { placeInThread } from './place-in-thread.js';
 import { createJobProgress, failureReport, reviewReport, type JobProgress } from './progress.js';
@@ -94,7 +96,11 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
       const outcome = await processReviewerComment(placed, jobCtx);
       await progress?.finish('neutral', reviewReport(outcome.review.result, outcome.posted?.posted.url));
     } else if (payload.botType === 'worker') {
-      const outcome = await processWorkerComment(placed, jobCtx);
+      // §24: `apply` in a finding's thread (or `apply all`) applies findings; else an ordinary task.
+      const apply = parseApplyCommand(payload.prompt);
+      const outcome =
+        (apply && (await processApplyCommand(placed, apply, jobCtx))) ||
+        (await processWorkerComment(placed, jobCtx));
       await progress?.finish('success', {
         description: workerDescription(outcome.result),
         url: outcome.posted.url,

@@ -23,6 +23,24 @@ export interface WorkerJobOutcome {
   posted: Posted;
 }
 
+/**
+ * A task given to the WORKER by the product instead of the mention's text (the `apply` command,
+ * CONTRACT §24): its user prompt, its commit message, and what to do once the commit is pushed.
+ */
+export interface WorkerTask {
+  /** The user prompt for pull request `pr`. */
+  prompt(pr: PullRequestInfo): string;
+  /** The commit message. */
+  message: string;
+  /**
+   * Called on the prepared checkout before the agent runs: a text to reply instead of running it
+   * (nothing is committed then), or undefined to go on.
+   */
+  check?(dir: string): Promise<string | undefined>;
+  /** Called with the pushed commit's SHA before the reply is posted (e.g. resolve a thread). */
+  onPushed?(sha: string): Promise<void>;
+}
+
 /** True when the head branch lives in the pull request's own repository (so the bot may push). */
 export function isSameRepository(pr: PullRequestInfo): boolean {
   return !pr.isFork && pr.headRepoFullName.toLowerCase() === pr.repoFullName.toLowerCase();
@@ -49,11 +67,16 @@ function changedPaths(dir: string, baseSha: string, ctx: JobContext): Promise<st
  * - changes on a same-repository branch → commits them as the worker bot and pushes to the head
  *   branch, replies with the summary and the pushed commit SHA;
  * - changes on a fork's branch → pushes nothing, replies that fork branches are not writable.
- * The reply goes into the mention's thread; the conversation is saved afterwards.
+ * The reply goes into the mention's thread; the conversation is saved afterwards. With `task`, its
+ * prompt and commit message replace the mention's, and `task.onPushed` runs after a push.
  * @throws ReviewbotError when the platform is not enabled; AuthError / PlatformError / GitError /
  *   AgentError from the steps (a failure before the push pushes nothing).
  */
-export async function processWorkerComment(payload: JobPayload, ctx: JobContext): Promise<WorkerJobOutcome> {
+export async function processWorkerComment(
+  payload: JobPayload,
+  ctx: JobContext,
+  task?: WorkerTask,
+): Promise<WorkerJobOutcome> {
   const { comment } = payload;
   const platform = platformFor(ctx, comment.platform, {
     repoFullName: comment.repoFullName,
@@ -81,11 +104,16 @@ export async function processWorkerComment(payload: JobPayload, ctx: JobContext)
       ...signal,
     });
     ctx.logger.info({ action: workspace.action, headSha: workspace.headSha }, 'workspace ready');
+    const refusal = await task?.check?.(workspace.dir);
+    if (refusal !== undefined) {
+      const posted = await platform.postReply(replyTargetOf(comment), refusal);
+      return { result: { kind: 'no-changes' }, summary: refusal, posted };
+    }
     const previous = await ctx.store.load(key);
     const run = await ctx.createRunner('worker').run({
       workspaceDir: workspace.dir,
       systemPrompt: buildWorkerSystemPrompt(),
-      prompt: buildWorkerPrompt({ pr, comment, request: payload.prompt }),
+      prompt: task ? task.prompt(pr) : buildWorkerPrompt({ pr, comment, request: payload.prompt }),
       history: previous?.messages ?? [],
       ...(previous ? { resumeSessionId: previous.sessionId } : {}),
       tools: [...WORKER_TOOLS],
@@ -103,7 +131,7 @@ export async function processWorkerComment(payload: JobPayload, ctx: JobContext)
     } else if (files.length > 0) {
       const author = workerAuthor(ctx.config.worker.bot_username);
       const pushed = await commitAndPush(workspace.dir, {
-        message: workerCommitMessage(payload.prompt, comment),
+        message: task?.message ?? workerCommitMessage(payload.prompt, comment),
         authorName: author.name,
         authorEmail: author.email,
         cloneUrl: pr.headCloneUrl,
@@ -113,6 +141,7 @@ export async function processWorkerComment(payload: JobPayload, ctx: JobContext)
         ...signal,
       });
       if ('sha' in pushed) result = { kind: 'pushed', sha: pushed.sha };
+      if ('sha' in pushed) await task?.onPushed?.(pushed.sha);
     }
     ctx.logger.info({ result: result.kind, files: files.length }, 'worker finished');
 

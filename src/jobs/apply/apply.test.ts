@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { fingerprintLines } from '../../review/memory/fingerprint.js';
+import { parseApplyCommand } from './command.js';
+import { locateFinding, replaceRange, splitLines } from './replace-lines.js';
+import { parseSuggestion } from './suggestion-block.js';
+
+describe('parseApplyCommand', () => {
+  it.each([
+    ['apply', { kind: 'one', extra: '' }],
+    ['Apply  but keep the comment', { kind: 'one', extra: 'but keep the comment' }],
+    ['apply all', { kind: 'all' }],
+    ['APPLY ALL ', { kind: 'all' }],
+    ['apply all of the tests', { kind: 'one', extra: 'all of the tests' }],
+    ['applying', undefined],
+    ['please apply', undefined],
+  ])('%j', (prompt, expected) => {
+    expect(parseApplyCommand(prompt)).toEqual(expected);
+  });
+});
+
+describe('parseSuggestion', () => {
+  it('reads GitHub, GitLab and Gitea renderings back', () => {
+    expect(parseSuggestion('Fix it.\n\n```suggestion\n  a();\n  b();\n```\n<!-- m -->')).toEqual({
+      text: '  a();\n  b();',
+    });
+    expect(parseSuggestion('x\n\n````suggestion\n```js\n````')).toEqual({ text: '```js' });
+    expect(parseSuggestion('x\n\n```suggestion:-2+0\nz\n```')).toEqual({ text: 'z', lineCount: 3 });
+    expect(parseSuggestion('x\n\nSuggested replacement for these 2 lines:\n\n```\nq\n```')).toEqual({
+      text: 'q',
+      lineCount: 2,
+    });
+    expect(parseSuggestion('```suggestion\n```')).toEqual({ text: '' });
+    expect(parseSuggestion('no block\n```ts\ncode\n```')).toBeUndefined();
+    expect(parseSuggestion('```suggestion\nnever closed')).toBeUndefined();
+  });
+});
+
+describe('locateFinding and replaceRange', () => {
+  const path = 'src/a.ts';
+  const code = (lines: string[]) => ({ path, fp: fingerprintLines(path, lines)!, n: lines.length });
+
+  it('keeps CRLF endings and a missing final newline, byte for byte', () => {
+    const text = 'one\r\ntwo\r\nthree\r\nfour';
+    const lines = splitLines(text);
+    const range = locateFinding(lines, code(['three', 'four']), 4);
+    expect(range).toEqual({ start: 3, end: 4 });
+    expect(replaceRange(lines, range!, 'THREE\nFOUR\nFIVE')).toBe('one\r\ntwo\r\nTHREE\r\nFOUR\r\nFIVE');
+  });
+
+  it('finds moved code by its fingerprint, and nothing when it changed', () => {
+    const lines = splitLines('x\ny\n  let a = 1;\n\n  let b = 2;\nz\n');
+    expect(locateFinding(lines, code(['let a = 1;', 'let b = 2;']), 2)).toEqual({ start: 3, end: 5 });
+    expect(locateFinding(lines, code(['let a = 9;']), 3)).toBeUndefined();
+  });
+
+  it('deletes lines, leaving no final newline where there was none', () => {
+    const lines = splitLines('a\nb\nc');
+    expect(replaceRange(lines, { start: 3, end: 3 }, '')).toBe('a\nb');
+    expect(replaceRange(lines, { start: 2, end: 2 }, '')).toBe('a\nc');
+  });
+});

@@ -103,7 +103,9 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       debug: () => undefined,
       info: () => undefined,
       warn: (message: string) => logger.warn(message),
-      error: (message: string) => logger.error(message),
+      // Octokit logs each failed request here ("GET /… - 500 …", 500 even when nothing answered);
+      // the platform's error, mapped once, says what failed and what to check.
+      error: (message: string) => logger.debug(message),
     },
   };
   if (settings.auth.kind === 'token') {

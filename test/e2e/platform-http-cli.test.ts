@@ -112,7 +112,7 @@ describe('reviewbot review while the platform API is unwell', () => {
     ['github', 'CODEHOST_TOKEN', 'CODEHOST_API_URL', 'GitHub', 'closed'],
     ['gitea', 'GITEA_TOKEN', 'GITEA_URL', 'Gitea', 'invalid'],
   ] as const)(
-    '%s: an unreachable API (%s) ends with one line naming %s',
+    '%s: an unreachable API ends with one line naming its URL variable',
     async (name, tokenVar, urlVar, display, kind) => {
       const url = kind === 'closed' ? `http://127.0.0.1:${await closedPort()}` : 'http://reviewbot.invalid';
       const env = { ...common, [tokenVar]: TOKEN, [urlVar]: url };

@@ -32,14 +32,16 @@ export class ConfigError extends ReviewbotError {
 /** The platform rejected our credentials (HTTP 401/403 on auth). Exit code 1. */
 export class AuthError extends ReviewbotError {}
 
-/** A platform API call failed. `status` is the HTTP status when there was a response. */
+/**
+ * A platform API call failed. `status` is the HTTP status when there was a response. Retrying is
+ * the HTTP layer's (`src/platforms/http/`): by the time this is thrown, it has retried what could
+ * succeed on a second try.
+ */
 export class PlatformError extends ReviewbotError {
   readonly status: number | undefined;
-  readonly retryable: boolean;
-  constructor(message: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}) {
+  constructor(message: string, options: { status?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.status = options.status;
-    this.retryable = options.retryable ?? false;
   }
 }
 

@@ -122,7 +122,7 @@ async function gitlabKit(): Promise<Kit> {
   });
   const settings = readGitLabSettings({ GITLAB_TOKEN: TOKEN, GITLAB_URL: fake.url });
   if (!settings) throw new Error('no GitLab settings');
-  const platform = createGitLabPlatform({ settings, logger: silentLogger(), retries: 0 });
+  const platform = createGitLabPlatform({ settings, logger: silentLogger(), retry: { attempts: 1 } });
   return {
     name: 'gitlab',
     platform,
@@ -169,7 +169,7 @@ async function giteaKit(): Promise<Kit> {
   });
   const settings = readGiteaSettings({ GITEA_TOKEN: TOKEN, GITEA_URL: fake.url });
   if (!settings) throw new Error('no Gitea settings');
-  const platform = createGiteaPlatform({ settings, logger: silentLogger(), retries: 0 });
+  const platform = createGiteaPlatform({ settings, logger: silentLogger(), retry: { attempts: 1 } });
   // Gitea's conversations are per file and line: another user's thread sits on another line.
   const firsts = () =>
     fake.codeComments.filter(

@@ -226,7 +226,7 @@ export interface ProgressLimits {
 
 /**
  * A code-hosting platform. Methods throw `AuthError` on rejected credentials and `PlatformError`
- * on other API failures (`retryable` when a retry could succeed).
+ * on other API failures (after the HTTP layer's retries, `src/platforms/http/`).
  */
 export interface Platform {
   readonly name: PlatformName;

@@ -164,7 +164,6 @@ describe('createKubernetesJobs', () => {
     const { jobs } = await start('process.exit(0)', { namespace: 'elsewhere' });
     const error = await rejection(jobs.create(spec()));
     expect(error.status).toBe(403);
-    expect(error.retryable).toBe(false);
     expect(error.message).toContain("the server's ServiceAccount lacks the Role on batch/jobs");
     expect(error.message).toContain('namespace reviewbot');
     expect(error.message).toContain('cannot create resource "jobs"');
@@ -202,27 +201,25 @@ describe('createKubernetesJobs', () => {
     const body = spec({ resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } });
     const error = await rejection(jobs.create(body));
     expect(error.status).toBe(422);
-    expect(error.retryable).toBe(false);
     expect(error.message).toContain('must be less than or equal to memory limit of 1Gi');
   });
 
-  it('retries a generated-name collision (409) and marks 5xx retryable', async () => {
+  it('retries a generated-name collision (409) and reports a 5xx with its status', async () => {
     const { fake: k8s, jobs } = await start();
     k8s.failNext({ verb: 'create', status: 409, message: 'jobs.batch "x" already exists' });
     await expect(jobs.create(spec())).resolves.toMatchObject({ name: expect.stringMatching(/^reviewbot-/) });
     k8s.failNext({ verb: 'list', status: 503, message: 'etcd is unhappy' });
     const error = await rejection(jobs.findByJobId('00000000-0000-4000-8000-000000000001'));
-    expect(error).toMatchObject({ status: 503, retryable: true });
+    expect(error).toMatchObject({ status: 503 });
     expect(error.message).toContain('etcd is unhappy');
   });
 
-  it('reports an unreachable API server as retryable', async () => {
+  it('reports an unreachable API server without a status', async () => {
     const { fake: k8s, jobs } = await start();
     await k8s.close();
     fake = undefined;
     const error = await rejection(jobs.status('reviewbot-x-1-abcde'));
     expect(error.status).toBeUndefined();
-    expect(error.retryable).toBe(true);
     expect(error.message).toMatch(/cannot get Job reviewbot-x-1-abcde in namespace reviewbot/);
   });
 });

@@ -59,7 +59,7 @@ function hint(status: number, action: KubernetesAction): string {
 
 /**
  * Wraps `error` from a `@kubernetes/client-node` call in a `PlatformError`: `status` is the HTTP
- * status (undefined when the API was unreachable); `retryable` for 409, 429, 5xx and network errors.
+ * status (undefined when the API was unreachable).
  * A 403 says "the server's ServiceAccount lacks the Role on batch/jobs" and names the namespace.
  */
 export function kubernetesError(error: unknown, action: KubernetesAction): PlatformError {
@@ -69,13 +69,13 @@ export function kubernetesError(error: unknown, action: KubernetesAction): Platf
     const detail = serverMessage(error.body);
     return new PlatformError(
       `Kubernetes API: cannot ${doing} (HTTP ${status}${detail ? `: ${detail}` : ''}): ${hint(status, action)}`,
-      { status, retryable: status === 409 || status === 429 || status >= 500, cause: error },
+      { status, cause: error },
     );
   }
   const reason = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
   return new PlatformError(
     `Kubernetes API: cannot ${doing}: ${reason}${cause}; is the API server reachable (in-cluster service account or KUBECONFIG)?`,
-    { retryable: true, cause: error },
+    { cause: error },
   );
 }

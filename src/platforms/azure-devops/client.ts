@@ -5,34 +5,45 @@
  * <collection>/_apis/<area>` and negotiates the api-version from the location's versions; reviewbot
  * pins `api-version=7.1` (CONTRACT §4) wherever the server releases it. `GitApi` is built on the
  * collection URL itself: on Services the git area lives there, on Server the resource-area lookup
- * answers an empty list (which `WebApi.getGitApi` would resolve to the same URL).
+ * answers an empty list (which `WebApi.getGitApi` would resolve to the same URL). The library's
+ * requests go through the shared platform transport (`fetch-transport.ts`, `../http/`).
  */
 import { getBasicHandler, getBearerHandler, WebApi } from 'azure-devops-node-api';
 import { GitApi } from 'azure-devops-node-api/GitApi.js';
+import {
+  createPlatformFetch,
+  errorMessageOf,
+  PlatformHttpError,
+  type PlatformHttpNames,
+  type PlatformHttpOptions,
+} from '../http/index.js';
 import { isBearerToken } from './auth.js';
-import type { IRequestOptions } from 'azure-devops-node-api/interfaces/common/VsoBaseInterfaces.js';
+import { sendThroughFetch } from './fetch-transport.js';
 
 /** The api-version reviewbot speaks (CONTRACT §4). */
 export const API_VERSION = '7.1';
 
-/** An API call that failed: HTTP status (undefined when unreachable) and Azure DevOps' message. */
-export class AzureHttpError extends Error {
-  constructor(
-    readonly status: number | undefined,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'AzureHttpError';
-  }
-}
+/**
+ * How Azure DevOps failures read (`platformCall`): a bad personal access token is a 401, or a 203
+ * with a sign-in page.
+ */
+export const AZURE_HTTP: PlatformHttpNames = {
+  platform: 'Azure DevOps',
+  urlVariable: 'AZURE_DEVOPS_URL',
+  credentialsHint: 'AZURE_DEVOPS_TOKEN (expired or revoked?) and AZURE_DEVOPS_URL',
+  forbiddenHint: 'forbidden: see docs/azure-devops.md for the scopes each bot needs',
+  authStatuses: [401, 203],
+  httpFailureOf: (error) => {
+    const failure = azureFailure(error);
+    return failure instanceof PlatformHttpError ? failure : undefined;
+  },
+};
 
 /** Options of `createAzureClient`. */
-export interface AzureClientOptions {
+export interface AzureClientOptions extends PlatformHttpOptions {
   /** Organization or collection URL, e.g. `https://dev.azure.com/acme`. */
   url: string;
   token: string;
-  /** Socket timeout of each request, ms (default 60 s). */
-  timeoutMs?: number;
 }
 
 interface ResourceLocation {
@@ -44,20 +55,16 @@ interface Negotiating {
 }
 
 /**
- * `error` (thrown by the library: `statusCode` and `result.message` for an HTTP failure, a Node
- * error for a network one) as an `AzureHttpError` carrying no credential.
+ * `error` as thrown by the library: an error answer (`statusCode`, `result.message`,
+ * `responseHeaders`) as a `PlatformHttpError`; anything else (a `NetworkError`, an abort) as it is.
  */
-export function toAzureHttpError(error: unknown): AzureHttpError {
-  if (error instanceof AzureHttpError) return error;
-  const e = error as { statusCode?: unknown; result?: { message?: unknown }; message?: unknown };
-  const status = typeof e?.statusCode === 'number' ? e.statusCode : undefined;
-  const text =
-    typeof e?.result?.message === 'string'
-      ? e.result.message
-      : typeof e?.message === 'string'
-        ? e.message
-        : String(error);
-  return new AzureHttpError(status, text.slice(0, 300));
+export function azureFailure(error: unknown): unknown {
+  const e = error as { statusCode?: unknown; result?: unknown; message?: unknown; responseHeaders?: unknown };
+  if (error instanceof PlatformHttpError || typeof e?.statusCode !== 'number') return error;
+  const headers = (e.responseHeaders ?? {}) as Record<string, unknown>;
+  const retryAfter = typeof headers['retry-after'] === 'string' ? headers['retry-after'] : undefined;
+  const fallback = typeof e.message === 'string' && e.message !== '' ? e.message : `HTTP ${e.statusCode}`;
+  return new PlatformHttpError(e.statusCode, errorMessageOf(e.result, fallback), retryAfter);
 }
 
 /** Creates the client (no request is sent). */
@@ -65,9 +72,10 @@ export function createAzureClient(options: AzureClientOptions) {
   const handler = isBearerToken(options.token)
     ? getBearerHandler(options.token)
     : getBasicHandler('', options.token);
-  const requestOptions: IRequestOptions = { socketTimeout: options.timeoutMs ?? 60_000 };
-  const web = new WebApi(options.url, handler, requestOptions);
-  const git = new GitApi(options.url, [handler], requestOptions);
+  const web = new WebApi(options.url, handler);
+  const git = new GitApi(options.url, [handler]);
+  const send = createPlatformFetch({ ...options, platform: 'Azure DevOps' });
+  for (const http of [web.rest.client, git.rest.client, git.http]) sendThroughFetch(http, send);
   // The library asks for 7.2 previews; the contract speaks 7.1, which Services and Server 2022.1+
   // release. A server that releases only an older version keeps the library's own negotiation.
   const vso = git.vsoClient as unknown as Negotiating;
@@ -77,13 +85,12 @@ export function createAzureClient(options: AzureClientOptions) {
       ? API_VERSION
       : negotiate(location, requested);
 
-  /** Runs `fn`, turning any failure into an `AzureHttpError`. */
-  async function send<T>(fn: (api: GitApi) => Promise<T>): Promise<T> {
+  /** Runs `fn`, turning the library's error answers into `PlatformHttpError`s. */
+  async function call<T>(fn: (api: GitApi) => Promise<T>): Promise<T> {
     try {
       return await fn(git);
     } catch (error) {
-      if (error instanceof FileTooLargeError) throw error;
-      throw toAzureHttpError(error);
+      throw azureFailure(error);
     }
   }
 
@@ -95,7 +102,7 @@ export function createAzureClient(options: AzureClientOptions) {
     fn: (api: GitApi) => Promise<NodeJS.ReadableStream>,
     maxBytes = Number.POSITIVE_INFINITY,
   ): Promise<string | null> {
-    return send(async (api) => {
+    return call(async (api) => {
       const stream = await fn(api);
       const chunks: Buffer[] = [];
       let size = 0;
@@ -112,20 +119,13 @@ export function createAzureClient(options: AzureClientOptions) {
       const status = (stream as { statusCode?: number }).statusCode ?? 200;
       if (status === 404) return null;
       if (status >= 400) {
-        let message = `HTTP ${status}`;
-        try {
-          const parsed = JSON.parse(body) as { message?: unknown };
-          if (typeof parsed.message === 'string') message = parsed.message;
-        } catch {
-          // not JSON: keep the status
-        }
-        throw new AzureHttpError(status, message.slice(0, 300));
+        throw new PlatformHttpError(status, errorMessageOf(body, `HTTP ${status}`));
       }
       return body;
     });
   }
 
-  return { web, git, send, text, url: options.url };
+  return { web, git, send: call, text, url: options.url };
 }
 
 /** A file body longer than the reader's limit (bytes); nothing of it is kept. */

@@ -5,11 +5,11 @@
 import { registerPlatform } from '../registry.js';
 import { readAzureDevOpsSettings } from './settings.js';
 
-registerPlatform('azure-devops', async ({ env, logger }) => {
+registerPlatform('azure-devops', async ({ env, logger, fetch }) => {
   const settings = readAzureDevOpsSettings(env);
   if (!settings) return undefined;
   const { createAzureDevOpsPlatform } = await import('./platform.js');
-  return createAzureDevOpsPlatform({ settings, logger });
+  return createAzureDevOpsPlatform({ settings, logger, ...(fetch ? { fetch } : {}) });
 });
 
 export { readAzureDevOpsSettings, type AzureDevOpsSettings } from './settings.js';

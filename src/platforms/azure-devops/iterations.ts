@@ -8,7 +8,7 @@
 import { PlatformError } from '../../errors.js';
 import type { AzureClient } from './client.js';
 import { toListedChanges, type ListedChange } from './diffs.js';
-import type { AzureCall } from './errors.js';
+import type { PlatformCall as AzureCall } from '../http/index.js';
 import { splitRepo } from './threads.js';
 
 /** The latest iteration of a pull request. */

@@ -9,9 +9,10 @@
  * - threads: threads anchored in a file; resolution: `PATCH …/threads/{id}` with status `fixed`.
  */
 import type { CommitComparison, Platform } from '../types.js';
-import { AzureHttpError, type AzureClient } from './client.js';
+import { PlatformHttpError } from '../http/index.js';
+import type { AzureClient } from './client.js';
 import { fileAt, MAX_DIFFED_FILES, toListedChanges, withHunks } from './diffs.js';
-import type { AzureCall } from './errors.js';
+import type { PlatformCall as AzureCall } from '../http/index.js';
 import { listAzureThreads, splitRepo, THREAD_STATUS, toReviewThreads } from './threads.js';
 
 type MemoryMethods = Required<
@@ -25,7 +26,7 @@ type MemoryMethods = Required<
 const COMMIT = 2;
 
 function notFound(error: unknown): boolean {
-  return error instanceof AzureHttpError && (error.status === 404 || error.status === 400);
+  return error instanceof PlatformHttpError && (error.status === 404 || error.status === 400);
 }
 
 /** The memory methods of the Azure DevOps platform. */

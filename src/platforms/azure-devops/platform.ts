@@ -10,9 +10,9 @@ import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
 import { azureAuthorization } from './auth.js';
-import { createAzureClient, type AzureClient } from './client.js';
+import { platformCall } from '../http/index.js';
+import { AZURE_HTTP, createAzureClient, type AzureClient } from './client.js';
 import { withHunks } from './diffs.js';
-import { call } from './errors.js';
 import { iterationChanges, latestIteration } from './iterations.js';
 import { toWire } from '../wire-markers.js';
 import { azureMemoryMethods } from './memory-api.js';
@@ -27,6 +27,7 @@ import type { BotIdentity } from './webhook-parse.js';
 export interface AzureDevOpsPlatformOptions {
   settings: AzureDevOpsSettings;
   logger: Logger;
+  fetch?: typeof fetch;
 }
 
 /** PullRequestInfo.state from `PullRequestStatus` (GitInterfaces.ts: active 1, abandoned 2, completed 3). */
@@ -63,7 +64,13 @@ async function identify(client: AzureClient): Promise<BotIdentity> {
  */
 export function createAzureDevOpsPlatform(options: AzureDevOpsPlatformOptions): Platform {
   const { settings } = options;
-  const client = createAzureClient({ url: settings.url, token: settings.token });
+  const client = createAzureClient({
+    url: settings.url,
+    token: settings.token,
+    logger: options.logger,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const call = platformCall(AZURE_HTTP, [settings.token]);
   let known: BotIdentity | undefined;
   const me = onceUntilRejected(async () => {
     known = await call('identify the bot (GET _apis/connectionData)', () => identify(client));

@@ -13,7 +13,7 @@ import type {
   ProgressTarget,
 } from '../types.js';
 import type { AzureClient } from './client.js';
-import type { AzureCall } from './errors.js';
+import type { PlatformCall as AzureCall } from '../http/index.js';
 import { latestIteration } from './iterations.js';
 import { splitRepo } from './threads.js';
 

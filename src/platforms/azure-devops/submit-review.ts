@@ -15,7 +15,7 @@ import { codeSpan, neutraliseMarkers, withoutOwnMarker } from '../../diff/markdo
 import { AuthError } from '../../errors.js';
 import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import type { AzureClient } from './client.js';
-import type { AzureCall } from './errors.js';
+import type { PlatformCall as AzureCall } from '../http/index.js';
 import { iterationChanges, latestIteration } from './iterations.js';
 import { toWire } from '../wire-markers.js';
 import { COMMENT_TYPE, THREAD_STATUS, listAzureThreads, splitRepo } from './threads.js';

@@ -10,7 +10,7 @@
 import type { GitPullRequestCommentThread } from 'azure-devops-node-api/interfaces/GitInterfaces.js';
 import type { DiffSide, ExistingComment, ReviewThread } from '../types.js';
 import type { AzureClient } from './client.js';
-import type { AzureCall } from './errors.js';
+import type { PlatformCall as AzureCall } from '../http/index.js';
 import { fromWire } from '../wire-markers.js';
 
 /** `CommentThreadStatus` values (GitInterfaces.ts). */

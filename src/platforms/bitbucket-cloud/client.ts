@@ -2,42 +2,41 @@
  * The Bitbucket Cloud API 2.0 client: `@coderabbitai/bitbucket`'s `createBitbucketCloudClient`
  * (an `openapi-fetch` client typed from Atlassian's published OpenAPI description) with the
  * token as Bearer, plus what `openapi-fetch` does not do: following `next` links of paginated
- * answers, and file paths that keep their slashes (`/src/{commit}/{path}`). Every failure becomes a
- * `BitbucketHttpError` (status and Bitbucket's `error.message`; never the token).
+ * answers, and file paths that keep their slashes (`/src/{commit}/{path}`). Requests go through the
+ * shared platform transport (`../http/`: retries, `Retry-After`, timeouts); an error answer becomes
+ * a `PlatformHttpError` (status and Bitbucket's `error.message`; never the token).
  */
 import { createBitbucketCloudClient } from '@coderabbitai/bitbucket/cloud';
 import type { z } from 'zod';
+import {
+  createPlatformFetch,
+  errorMessageOf,
+  httpErrorOf,
+  PlatformHttpError,
+  type PlatformHttpNames,
+  type PlatformHttpOptions,
+} from '../http/index.js';
 import { pageOf } from './schemas.js';
 
-/** An API call that failed: HTTP status (undefined when unreachable) and Bitbucket's message. */
-export class BitbucketHttpError extends Error {
-  constructor(
-    readonly status: number | undefined,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'BitbucketHttpError';
-  }
-}
+/** How Bitbucket Cloud failures read (`platformCall`). */
+export const BITBUCKET_HTTP: PlatformHttpNames = {
+  platform: 'Bitbucket',
+  urlVariable: 'BITBUCKET_API_URL',
+  credentialsHint: 'BITBUCKET_TOKEN (expired or revoked?) and BITBUCKET_API_URL',
+  forbiddenHint: 'forbidden: see docs/bitbucket.md for the scopes each bot needs',
+};
 
 /** Options of `createBitbucketClient`. */
-export interface BitbucketClientOptions {
+export interface BitbucketClientOptions extends PlatformHttpOptions {
   /** API base, e.g. `https://api.bitbucket.org/2.0`. */
   apiUrl: string;
   token: string;
-  fetch?: typeof fetch;
 }
 
 /** `workspace/slug` as the path parameters of the generated client. */
 export function repoParams(fullName: string): { workspace: string; repo_slug: string } {
   const [workspace = '', repo_slug = ''] = fullName.split('/');
   return { workspace, repo_slug };
-}
-
-/** Bitbucket's error text from an error body (`{"type":"error","error":{"message":…}}`). */
-function messageOf(body: unknown, fallback: string): string {
-  const error = (body as { error?: { message?: unknown } } | undefined)?.error;
-  return typeof error?.message === 'string' ? error.message.slice(0, 300) : fallback;
 }
 
 /**
@@ -61,7 +60,7 @@ export function isUnderApi(link: string, apiUrl: string): boolean {
 
 /** Creates the client (no request is sent). */
 export function createBitbucketClient(options: BitbucketClientOptions) {
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch = createPlatformFetch({ ...options, platform: 'Bitbucket' });
   const headers = { Authorization: `Bearer ${options.token}`, Accept: 'application/json' };
   const api = createBitbucketCloudClient({
     baseUrl: options.apiUrl,
@@ -69,35 +68,19 @@ export function createBitbucketClient(options: BitbucketClientOptions) {
     fetch: (request: Request) => doFetch(request),
   });
 
-  /** The data of an `openapi-fetch` result, or a `BitbucketHttpError`. */
+  /** The data of an `openapi-fetch` result, or a `PlatformHttpError`. */
   function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
-    if (result.response.ok && result.data !== undefined) return result.data;
-    throw new BitbucketHttpError(result.response.status, messageOf(result.error, result.response.statusText));
-  }
-
-  /** Calls `fn`, turning a network failure into a `BitbucketHttpError` without a status. */
-  async function send<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      if (error instanceof BitbucketHttpError) throw error;
-      throw new BitbucketHttpError(undefined, error instanceof Error ? error.message : String(error));
-    }
+    const { response } = result;
+    if (response.ok && result.data !== undefined) return result.data;
+    const message = errorMessageOf(result.error, response.statusText || `HTTP ${response.status}`);
+    throw new PlatformHttpError(response.status, message, response.headers.get('retry-after'));
   }
 
   /** GET of a full URL (a `next` link, a raw file), as JSON or text. */
   async function getUrl(url: string, as: 'json' | 'text'): Promise<unknown> {
-    const response = await send(() => doFetch(url, { headers }));
+    const response = await doFetch(url, { headers });
+    if (!response.ok) throw await httpErrorOf(response);
     const text = await response.text();
-    if (!response.ok) {
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      throw new BitbucketHttpError(response.status, messageOf(body, response.statusText));
-    }
     return as === 'text' ? text : JSON.parse(text);
   }
 
@@ -110,15 +93,14 @@ export function createBitbucketClient(options: BitbucketClientOptions) {
     let page = schema.parse(first);
     const out: Array<z.output<T>> = [...page.values];
     for (let n = 0; page.next && n < 100; n++) {
-      if (!isUnderApi(page.next, options.apiUrl))
-        throw new BitbucketHttpError(undefined, 'next link off the API');
+      if (!isUnderApi(page.next, options.apiUrl)) throw new Error('next link off the API');
       page = schema.parse(await getUrl(page.next, 'json'));
       out.push(...page.values);
     }
     return out;
   }
 
-  return { api, ok, send, getUrl, all, apiUrl: options.apiUrl };
+  return { api, ok, getUrl, all, apiUrl: options.apiUrl };
 }
 
 /** The client. */

@@ -7,7 +7,7 @@
  */
 import type { ExistingComment, LocatedComment, ReviewThread } from '../types.js';
 import { repoParams, type BitbucketClient } from './client.js';
-import type { BitbucketCall } from './errors.js';
+import type { PlatformCall as BitbucketCall } from '../http/index.js';
 import { fromWire } from '../wire-markers.js';
 import { Comment } from './schemas.js';
 

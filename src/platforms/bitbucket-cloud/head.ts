@@ -11,8 +11,9 @@
  * be fetched, and that is reported as such instead of as a failing commit lookup.
  */
 import { PlatformError } from '../../errors.js';
-import { BitbucketHttpError, repoParams, type BitbucketClient } from './client.js';
-import type { BitbucketCall } from './errors.js';
+import { PlatformHttpError } from '../http/index.js';
+import { repoParams, type BitbucketClient } from './client.js';
+import type { PlatformCall as BitbucketCall } from '../http/index.js';
 import { Commit, Repository } from './schemas.js';
 
 /** The https clone URL of repository `repo` without user info (`links.clone`). */
@@ -72,7 +73,7 @@ export async function forkCloneUrl(
   try {
     return await cloneUrlOf(client, fork);
   } catch (error) {
-    if (error instanceof BitbucketHttpError && (error.status === 403 || error.status === 404)) {
+    if (error instanceof PlatformHttpError && (error.status === 403 || error.status === 404)) {
       throw new PlatformError(
         `Bitbucket: pull request ${repo}#${id} comes from the fork ${fork}, which BITBUCKET_TOKEN cannot read ` +
           `(HTTP ${error.status}). Bitbucket Cloud serves a fork's commits only from the fork, so its head ` +

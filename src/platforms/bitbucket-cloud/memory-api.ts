@@ -7,10 +7,11 @@
  * - threads: top-level inline comments; resolution: `POST …/comments/{id}/resolve`.
  */
 import type { CommitComparison, Platform } from '../types.js';
-import { BitbucketHttpError, repoParams, type BitbucketClient } from './client.js';
+import { PlatformHttpError } from '../http/index.js';
+import { repoParams, type BitbucketClient } from './client.js';
 import { listBitbucketComments, toReviewThreads } from './comments.js';
 import { toPullRequestFiles } from './diffs.js';
-import type { BitbucketCall } from './errors.js';
+import type { PlatformCall as BitbucketCall } from '../http/index.js';
 import { Commit, DiffStat } from './schemas.js';
 
 type MemoryMethods = Required<
@@ -21,7 +22,7 @@ type MemoryMethods = Required<
 >;
 
 function notFound(error: unknown): boolean {
-  return error instanceof BitbucketHttpError && error.status === 404;
+  return error instanceof PlatformHttpError && error.status === 404;
 }
 
 /** A repository path URL-encoded segment by segment (slashes kept). */

@@ -9,7 +9,8 @@ import { AuthError, PlatformError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
-import { createBitbucketClient, repoParams } from './client.js';
+import { platformCall } from '../http/index.js';
+import { BITBUCKET_HTTP, createBitbucketClient, repoParams } from './client.js';
 import {
   displayNameOf,
   identityOf,
@@ -20,7 +21,6 @@ import {
 import { toPullRequestFiles } from './diffs.js';
 import { cloneUrlOf, forkCloneUrl, prCommitSha } from './head.js';
 import { isBitbucketMentionName } from './names.js';
-import { call } from './errors.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
 import { toWire } from '../wire-markers.js';
 import { bitbucketProgress } from './progress.js';
@@ -51,8 +51,10 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
   const client = createBitbucketClient({
     apiUrl: settings.apiUrl,
     token: settings.token,
+    logger: options.logger,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  const call = platformCall(BITBUCKET_HTTP, [settings.token]);
   // The bot is its account id (`identityOf`), never its nickname (not unique: anyone can take it).
   // Repository, project and workspace access tokens are refused `GET /user` ("Token is invalid or
   // not supported for this endpoint", Atlassian's open suggestion BCLOUD-23528; the endpoint needs

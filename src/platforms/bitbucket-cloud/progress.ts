@@ -12,7 +12,7 @@ import type {
   ProgressTarget,
 } from '../types.js';
 import { repoParams, type BitbucketClient } from './client.js';
-import type { BitbucketCall } from './errors.js';
+import type { PlatformCall as BitbucketCall } from '../http/index.js';
 
 /**
  * Lengths the build status accepts: Bitbucket Cloud documents none for `description`; its web UI

@@ -13,7 +13,7 @@ import { codeSpan, neutraliseMarkers, withoutOwnMarker } from '../../diff/markdo
 import type { InlineComment, Posted, ReviewSubmission } from '../types.js';
 import { repoParams, type BitbucketClient } from './client.js';
 import { listBitbucketComments } from './comments.js';
-import type { BitbucketCall } from './errors.js';
+import type { PlatformCall as BitbucketCall } from '../http/index.js';
 import { toWire } from '../wire-markers.js';
 import { Comment } from './schemas.js';
 

@@ -11,36 +11,34 @@
  * authenticated user's name read from the `X-AUSERNAME` response header (Data Center sets it on
  * every authenticated answer; there is no "current user" endpoint), paging by `start`/`limit`
  * until `isLastPage` (Atlassian REST "Paged APIs"), and file paths that keep their slashes.
- * Every failure becomes a `BitbucketServerHttpError` (status and Bitbucket's first
- * `errors[].message`; never the token).
+ * Requests go through the shared platform transport (`../http/`: retries, `Retry-After`, timeouts);
+ * an error answer becomes a `PlatformHttpError` (status and Bitbucket's `errors[].message`; never
+ * the token).
  */
 import { createBitbucketServerClient } from '@coderabbitai/bitbucket/server';
 import { z } from 'zod';
+import {
+  createPlatformFetch,
+  errorMessageOf,
+  httpErrorOf,
+  PlatformHttpError,
+  type PlatformHttpNames,
+  type PlatformHttpOptions,
+} from '../http/index.js';
 
-/** An API call that failed: HTTP status (undefined when unreachable) and Bitbucket's message. */
-export class BitbucketServerHttpError extends Error {
-  constructor(
-    readonly status: number | undefined,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'BitbucketServerHttpError';
-  }
-}
+/** How Bitbucket Data Center failures read (`platformCall`). */
+export const BITBUCKET_SERVER_HTTP: PlatformHttpNames = {
+  platform: 'Bitbucket Data Center',
+  urlVariable: 'BITBUCKET_SERVER_URL',
+  credentialsHint: 'BITBUCKET_SERVER_TOKEN (expired or revoked?) and BITBUCKET_SERVER_URL',
+  forbiddenHint: 'forbidden: see docs/bitbucket.md for the permissions each bot needs',
+};
 
 /** Options of `createBitbucketServerClient`. */
-export interface BitbucketServerClientOptions {
+export interface BitbucketServerClientOptions extends PlatformHttpOptions {
   /** Instance base URL, e.g. `https://bitbucket.example.com` (REST under `/rest`). */
   url: string;
   token: string;
-  fetch?: typeof fetch;
-}
-
-/** Bitbucket's error text from an error body (`{"errors":[{"message":…}]}`). */
-function messageOf(body: unknown, fallback: string): string {
-  const errors = (body as { errors?: Array<{ message?: unknown }> } | undefined)?.errors;
-  const message = Array.isArray(errors) ? errors[0]?.message : undefined;
-  return typeof message === 'string' ? message.slice(0, 300) : fallback;
 }
 
 /** One page of a paged answer (Atlassian REST "Paged APIs"). */
@@ -60,7 +58,7 @@ function toVersionOne(url: string): string {
 
 /** Creates the client (no request is sent). */
 export function createBitbucketServerRestClient(options: BitbucketServerClientOptions) {
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch = createPlatformFetch({ ...options, platform: 'Bitbucket Data Center' });
   const headers = { Authorization: `Bearer ${options.token}`, Accept: 'application/json' };
   let username: string | undefined;
   const remember = (response: Response) => {
@@ -75,39 +73,19 @@ export function createBitbucketServerRestClient(options: BitbucketServerClientOp
       remember(await doFetch(new Request(toVersionOne(request.url), request))),
   });
 
-  /** The data of an `openapi-fetch` result, or a `BitbucketServerHttpError`. */
+  /** The data of an `openapi-fetch` result, or a `PlatformHttpError`. */
   function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
-    if (result.response.ok) return result.data as T;
-    throw new BitbucketServerHttpError(
-      result.response.status,
-      messageOf(result.error, result.response.statusText),
-    );
+    const { response } = result;
+    if (response.ok) return result.data as T;
+    const message = errorMessageOf(result.error, response.statusText || `HTTP ${response.status}`);
+    throw new PlatformHttpError(response.status, message, response.headers.get('retry-after'));
   }
 
-  /** Calls `fn`, turning a network failure into a `BitbucketServerHttpError` without a status. */
-  async function send<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      if (error instanceof BitbucketServerHttpError) throw error;
-      throw new BitbucketServerHttpError(undefined, error instanceof Error ? error.message : String(error));
-    }
-  }
-
-  /** GET of `path` under `<url>/rest/api/1.0` (already encoded), as text; null on 404 when asked. */
+  /** GET of `path` under `<url>/rest/api/1.0` (already encoded), as text. */
   async function getText(path: string): Promise<string> {
-    const response = remember(await send(() => doFetch(`${options.url}/rest/api/1.0${path}`, { headers })));
-    const text = await response.text();
-    if (!response.ok) {
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      throw new BitbucketServerHttpError(response.status, messageOf(body, response.statusText));
-    }
-    return text;
+    const response = remember(await doFetch(`${options.url}/rest/api/1.0${path}`, { headers }));
+    if (!response.ok) throw await httpErrorOf(response);
+    return response.text();
   }
 
   /**
@@ -124,16 +102,15 @@ export function createBitbucketServerRestClient(options: BitbucketServerClientOp
       const current = Page.parse(await page(start, PAGE_LIMIT));
       for (const value of current.values) out.push(item.parse(value));
       if (current.isLastPage || current.nextPageStart == null) return out;
-      if (current.nextPageStart <= start) throw new BitbucketServerHttpError(undefined, 'paging went back');
+      if (current.nextPageStart <= start) throw new Error('paging went back');
       start = current.nextPageStart;
     }
-    throw new BitbucketServerHttpError(undefined, 'too many pages');
+    throw new Error('too many pages');
   }
 
   return {
     api,
     ok,
-    send,
     getText,
     all,
     url: options.url,

@@ -10,7 +10,7 @@
 import { fromWire } from '../wire-markers.js';
 import type { DiffSide, ExistingComment, ReviewThread } from '../types.js';
 import { repoParams, type BitbucketServerClient } from './client.js';
-import type { BitbucketServerCall } from './errors.js';
+import type { PlatformCall as BitbucketServerCall } from '../http/index.js';
 import { Activity, Comment, type CommentShape } from './schemas.js';
 
 /** One comment as read here. */

@@ -11,16 +11,11 @@
  *   open and is logged by the caller).
  */
 import type { CommitComparison, Platform } from '../types.js';
-import {
-  BitbucketServerHttpError,
-  encodePath,
-  repoParams,
-  repoPath,
-  type BitbucketServerClient,
-} from './client.js';
+import { PlatformHttpError } from '../http/index.js';
+import { encodePath, repoParams, repoPath, type BitbucketServerClient } from './client.js';
 import { listServerComments, toReviewThreads } from './comments.js';
 import { patchesOf, toPullRequestFiles } from './diffs.js';
-import type { BitbucketServerCall } from './errors.js';
+import type { PlatformCall as BitbucketServerCall } from '../http/index.js';
 import { Change, Comment, Commit, Diff } from './schemas.js';
 
 type MemoryMethods = Required<
@@ -31,7 +26,7 @@ type MemoryMethods = Required<
 >;
 
 function notFound(error: unknown): boolean {
-  return error instanceof BitbucketServerHttpError && error.status === 404;
+  return error instanceof PlatformHttpError && error.status === 404;
 }
 
 const R = '/api/latest/projects/{projectKey}/repos/{repositorySlug}';

@@ -9,10 +9,10 @@ import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import { toWire } from '../wire-markers.js';
 import type { Platform, PullRequestInfo } from '../types.js';
-import { createBitbucketServerRestClient, repoParams } from './client.js';
+import { platformCall } from '../http/index.js';
+import { BITBUCKET_SERVER_HTTP, createBitbucketServerRestClient, repoParams } from './client.js';
 import { listServerComments, loginOf, toExistingComments } from './comments.js';
 import { patchesOfText, toPullRequestFiles } from './diffs.js';
-import { call } from './errors.js';
 import { serverMemoryMethods } from './memory-api.js';
 import { serverProgress } from './progress.js';
 import { Change, Comment, PullRequest } from './schemas.js';
@@ -44,8 +44,10 @@ export function createBitbucketServerPlatform(options: BitbucketServerPlatformOp
   const client = createBitbucketServerRestClient({
     url: settings.url,
     token: settings.token,
+    logger: options.logger,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  const call = platformCall(BITBUCKET_SERVER_HTTP, [settings.token]);
   // Data Center has no "current user" endpoint: every authenticated answer names the user in
   // `X-AUSERNAME` (Atlassian developer community, "Obtain authorised user's username from API").
   const me = onceUntilRejected(async () => {

@@ -13,7 +13,7 @@ import type {
   ProgressTarget,
 } from '../types.js';
 import { repoParams, type BitbucketServerClient } from './client.js';
-import type { BitbucketServerCall } from './errors.js';
+import type { PlatformCall as BitbucketServerCall } from '../http/index.js';
 
 /**
  * Lengths the build status accepts: Data Center stores `description` in a 255-character column

@@ -21,7 +21,7 @@ import { toWire } from '../wire-markers.js';
 import type { InlineComment, Posted, PullRequestFile, ReviewSubmission } from '../types.js';
 import { repoParams, type BitbucketServerClient } from './client.js';
 import { listServerComments } from './comments.js';
-import type { BitbucketServerCall } from './errors.js';
+import type { PlatformCall as BitbucketServerCall } from '../http/index.js';
 import { Comment } from './schemas.js';
 
 /** Heading of the summary's list of findings Bitbucket refused to place inline. */

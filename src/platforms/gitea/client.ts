@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { PlatformError } from '../../errors.js';
+import type { PlatformHttpNames } from '../http/index.js';
 import { createGiteaHttp, type GiteaHttp, type GiteaHttpOptions } from './http.js';
 import {
   ChangedFile,
@@ -18,6 +19,17 @@ import {
   Reaction,
   User,
 } from './schemas.js';
+
+/**
+ * How Gitea failures read (`platformCall`): a missing, expired or revoked token is a 401
+ * (`{"message":"token is required"}` or `"user does not exist"`).
+ */
+export const GITEA_HTTP: PlatformHttpNames = {
+  platform: 'Gitea',
+  urlVariable: 'GITEA_URL',
+  credentialsHint: 'GITEA_TOKEN (expired or revoked?) and GITEA_URL',
+  forbiddenHint: 'forbidden: see docs/gitea.md for the token scopes each bot needs',
+};
 
 /** `CreatePullReviewComment`: one inline comment; exactly one of the positions is non-zero. */
 export interface CreatePullReviewComment {

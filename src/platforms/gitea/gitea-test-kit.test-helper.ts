@@ -53,7 +53,7 @@ export async function createGiteaKit(options: Partial<FakeGiteaOptions> = {}): P
     platform(env = {}) {
       const settings = readGiteaSettings({ GITEA_TOKEN: TOKEN, GITEA_URL: fake.url, ...env });
       if (!settings) throw new Error('no Gitea settings');
-      return createGiteaPlatform({ settings, logger: pino({ level: 'silent' }), retries: 0 });
+      return createGiteaPlatform({ settings, logger: pino({ level: 'silent' }), retry: { attempts: 1 } });
     },
     async close() {
       await fake.close();

@@ -3,9 +3,12 @@
  * `Retry-After`, never a POST on 5xx, which Gitea may have applied), Gitea's error messages, and
  * page/limit pagination.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGiteaKit, INDEX, REPO, TOKEN, type GiteaKit } from './gitea-test-kit.test-helper.js';
-import { createGiteaHttp, GiteaHttpError } from './http.js';
+import { NetworkError, PlatformHttpError } from '../http/index.js';
+import { createGiteaHttp } from './http.js';
 
 describe('Gitea HTTP layer', () => {
   let kit: GiteaKit;
@@ -15,7 +18,8 @@ describe('Gitea HTTP layer', () => {
   afterAll(async () => {
     await kit?.close();
   });
-  const http = () => createGiteaHttp({ url: kit.fake.url, token: TOKEN, retries: 2, retryBaseMs: 10 });
+  const http = () =>
+    createGiteaHttp({ url: kit.fake.url, token: TOKEN, retry: { attempts: 3, baseDelayMs: 10 } });
   const path = `/repos/${REPO}/pulls/${INDEX}`;
   const sent = (method: string, suffix: string) =>
     kit.fake.requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length;
@@ -36,7 +40,7 @@ describe('Gitea HTTP layer', () => {
     const error = await http()
       .request('POST', `/repos/${REPO}/issues/${INDEX}/comments`, { body: { body: 'x' } })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(GiteaHttpError);
+    expect(error).toBeInstanceOf(PlatformHttpError);
     expect(error).toMatchObject({ status: 500, message: 'database is locked' });
     expect(sent('POST', '/comments') - before).toBe(1);
     kit.fake.failNext('POST', /\/comments$/, 429);
@@ -46,10 +50,17 @@ describe('Gitea HTTP layer', () => {
     expect(kit.fake.violations).toEqual([]);
   });
 
-  it('reports an unreachable server without a status', async () => {
-    const dead = createGiteaHttp({ url: 'http://127.0.0.1:9', token: TOKEN, retries: 0 });
+  it('reports an unreachable server as a NetworkError with the system code', async () => {
+    const closed = createServer();
+    await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', () => listening()));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((done) => closed.close(() => done()));
+    const dead = createGiteaHttp({ url: `http://127.0.0.1:${port}`, token: TOKEN, retry: { attempts: 1 } });
     const error = await dead.request('GET', '/user').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(GiteaHttpError);
-    expect((error as GiteaHttpError).status).toBeUndefined();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({
+      code: 'ECONNREFUSED',
+      message: `connection refused (ECONNREFUSED) at 127.0.0.1:${port}`,
+    });
   });
 });

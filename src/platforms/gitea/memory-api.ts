@@ -17,7 +17,7 @@ import { formatPatch, structuredPatch } from 'diff';
 import { PlatformError } from '../../errors.js';
 import type { CommitComparison, CompareStatus, Platform, PullRequestFile } from '../types.js';
 import type { GiteaClient } from './client.js';
-import { GiteaHttpError } from './http.js';
+import { PlatformHttpError } from '../http/index.js';
 import { replyInConversation } from './reply.js';
 import type { GiteaCall } from './submit-review.js';
 import { ADDRESSED_MARKER, listCodeComments, threadsOf } from './threads.js';
@@ -36,7 +36,7 @@ export const MAX_COMPARED_FILES = 300;
 export const ADDRESSED_REPLY = `Addressed by the latest changes; resolving this conversation.\n\n${ADDRESSED_MARKER}`;
 
 function notFound(error: unknown): boolean {
-  return error instanceof GiteaHttpError && error.status === 404;
+  return error instanceof PlatformHttpError && error.status === 404;
 }
 
 /**
@@ -166,7 +166,7 @@ export function giteaMemoryMethods(
         } catch (error) {
           // 404: no such endpoint (before Gitea 1.26, Forgejo); 403: the account may not mark
           // conversations (`CanMarkConversation`: write access to pull requests, or official reviewer).
-          if (notFound(error) || (error instanceof GiteaHttpError && error.status === 403)) return false;
+          if (notFound(error) || (error instanceof PlatformHttpError && error.status === 403)) return false;
           throw error;
         }
       });

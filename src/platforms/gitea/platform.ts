@@ -7,10 +7,10 @@
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { ExistingComment, Platform, PullRequestInfo } from '../types.js';
-import { createGiteaClient, type GiteaClient } from './client.js';
+import { platformCall, type RetryPolicy } from '../http/index.js';
+import { createGiteaClient, GITEA_HTTP, type GiteaClient } from './client.js';
 import { splitUnifiedDiff } from '../../diff/unified.js';
 import { toPullRequestFiles } from './diffs.js';
-import { toPlatformError } from './errors.js';
 import { giteaMemoryMethods } from './memory-api.js';
 import { giteaProgressMethods } from './progress.js';
 import { giteaReactionMethods } from './reactions.js';
@@ -26,8 +26,8 @@ export interface GiteaPlatformOptions {
   settings: GiteaSettings;
   logger: Logger;
   fetch?: typeof fetch;
-  /** Retries of a failed request (see `createGiteaHttp`); default 2. */
-  retries?: number;
+  /** Changes to the retry policy of API requests (`../http/retry-policy.ts`). */
+  retry?: Partial<RetryPolicy>;
 }
 
 /** PullRequestInfo.state: Gitea reports `open`/`closed` plus `merged`. */
@@ -46,23 +46,18 @@ function splitSecrets(value: string): string[] {
 
 /**
  * Creates the Gitea platform for `settings`. Methods throw `AuthError` (401) or `PlatformError`
- * (see `toPlatformError`); `webhook` is set only when `GITEA_WEBHOOK_SECRET` is.
+ * (see `platformCall`); `webhook` is set only when `GITEA_WEBHOOK_SECRET` is.
  */
 export function createGiteaPlatform(options: GiteaPlatformOptions): Platform {
   const { settings } = options;
   const client: GiteaClient = createGiteaClient({
     url: settings.url,
     token: settings.token,
+    logger: options.logger,
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.retries !== undefined ? { retries: options.retries } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
   });
-  async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      throw toPlatformError(error, what);
-    }
-  }
+  const call = platformCall(GITEA_HTTP, [settings.token]);
   const login = onceUntilRejected(() =>
     call('identify the bot account (GET /user)', async () => (await client.userGetCurrent()).login),
   );

@@ -20,7 +20,7 @@ import { splitUnifiedDiff } from '../../diff/unified.js';
 /** Heading of the body section listing comments that could not be posted inline. */
 export const UNPLACED_HEADING = 'Comments that could not be placed on the diff';
 
-/** Runs a Gitea call, mapping failures with `toPlatformError(error, what)`. */
+/** Runs a Gitea call, mapping failures with `platformCall`. */
 export type GiteaCall = <T>(what: string, fn: () => Promise<T>) => Promise<T>;
 
 interface Unplaced {

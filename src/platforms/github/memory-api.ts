@@ -91,7 +91,7 @@ function loginOf(author: { __typename: string; login: string } | null): string {
 
 /**
  * A GraphQL call: errors in an HTTP 200 answer (`errors[]`: validation, NOT_FOUND, FORBIDDEN) become
- * a non-retryable PlatformError naming GitHub's messages, not an "unreachable" error.
+ * a PlatformError naming GitHub's messages, not an "unreachable" error.
  */
 async function graphqlCall<T>(
   client: GitHubClient,

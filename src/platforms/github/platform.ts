@@ -12,7 +12,8 @@ import type {
   ReplyTarget,
   ReviewSubmission,
 } from '../types.js';
-import { createGitHubClient, type GitHubClient } from './client.js';
+import { platformCall } from '../http/index.js';
+import { createGitHubClient, GITHUB_HTTP, type GitHubClient } from './client.js';
 import type { GitHubSettings } from './credentials.js';
 import {
   OPTIONAL_PERMISSIONS,
@@ -20,7 +21,6 @@ import {
   withoutOptionalPermissions,
   type TokenScope,
 } from './scoped-token.js';
-import { toPlatformError } from './errors.js';
 import { gitHubListPullRequests } from './list-pulls.js';
 import { gitHubMemoryMethods } from './memory-api.js';
 import { gitHubProgressMethods } from './progress.js';
@@ -54,9 +54,10 @@ export interface GitHubPlatformOptions {
 /** `@octokit/auth-app`'s auth function (the client's `auth`), shared so its token cache is too. */
 type InstallationAuth = (options: ReturnType<typeof scopedInstallationOptions>) => Promise<unknown>;
 
-/** Creates the GitHub platform for `settings`. Methods throw `AuthError`/`PlatformError` (see `toPlatformError`). */
+/** Creates the GitHub platform for `settings`. Methods throw `AuthError`/`PlatformError` (see `platformCall`). */
 export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
   const { settings, scope } = options;
+  const call = platformCall(GITHUB_HTTP, [settings.auth.kind === 'token' ? settings.auth.token : undefined]);
   // A 422 means the installation lacks a permission we asked for: ask again without the optional
   // ones (the check run, §18) rather than fail every job of an App installed without Checks.
   let optionalDenied = false;
@@ -93,14 +94,6 @@ export function createGitHubPlatform(options: GitHubPlatformOptions): Platform {
       return [data.login];
     }),
   );
-
-  async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      throw toPlatformError(error, what);
-    }
-  }
 
   return {
     name: 'github',

@@ -1,7 +1,8 @@
 /**
- * The `@gitbeaker/rest` resources the GitLab platform uses, sharing one requester (injectable fetch,
- * bounded retries) and `PRIVATE-TOKEN` auth against `<GITLAB_URL>/api/v4`. Only the resources needed
- * are built: gitbeaker's all-in-one `Gitlab` class would construct some two hundred.
+ * The `@gitbeaker/rest` resources the GitLab platform uses, sharing one requester (the shared
+ * platform transport: retries, timeouts) and `PRIVATE-TOKEN` auth against `<GITLAB_URL>/api/v4`.
+ * Only the resources needed are built: gitbeaker's all-in-one `Gitlab` class would construct some
+ * two hundred.
  */
 import {
   MergeRequestDiscussions,
@@ -11,12 +12,24 @@ import {
   Projects,
   Users,
 } from '@gitbeaker/rest';
+import type { PlatformHttpNames } from '../http/index.js';
 import type { GitLabSettings } from './settings.js';
 import {
   createGitLabRequesterFn,
   type GitbeakerRequesterFn,
   type GitLabRequesterOptions,
 } from './requester.js';
+
+/**
+ * How GitLab failures read (`platformCall`): a missing, expired or revoked token is a 401
+ * (`{"message":"401 Unauthorized"}`).
+ */
+export const GITLAB_HTTP: PlatformHttpNames = {
+  platform: 'GitLab',
+  urlVariable: 'GITLAB_URL',
+  credentialsHint: 'GITLAB_TOKEN (expired or revoked?) and GITLAB_URL',
+  forbiddenHint: 'forbidden: the token needs the `api` scope and at least Reporter access to the project',
+};
 
 /** The gitbeaker resources of one GitLab instance and token. */
 export interface GitLabClient {
@@ -32,27 +45,22 @@ export interface GitLabClient {
    * `&`, which corrupts file paths containing `&`. Answers `{ body, headers, status }`.
    */
   api: ReturnType<GitbeakerRequesterFn>;
-  /** Per-request timeout, ms, for `api` calls (gitbeaker resources apply it themselves). */
+  /** Time one attempt may take, ms (the transport applies it; callers of `api` may add a deadline). */
   timeoutMs: number;
 }
 
 /** Options of `createGitLabClient`. */
 export interface GitLabClientOptions extends GitLabRequesterOptions {
   settings: GitLabSettings;
-  /** Per-request timeout, ms (default 60 000). */
-  timeoutMs?: number;
 }
 
 /** Builds the resources for `settings` (no request is sent). */
 export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const requesterFn = createGitLabRequesterFn(options);
-  const common = {
-    host: options.settings.url,
-    token: options.settings.token,
-    queryTimeout: timeoutMs,
-    requesterFn,
-  };
+  const { settings, ...http } = options;
+  const requesterFn = createGitLabRequesterFn({ ...http, timeoutMs });
+  // No gitbeaker deadline over all attempts: the transport times each attempt and bounds its waits.
+  const common = { host: settings.url, token: settings.token, queryTimeout: null, requesterFn };
   const token = options.settings.token;
   return {
     mergeRequests: new MergeRequests(common),

@@ -49,7 +49,7 @@ export async function createGitLabKit(): Promise<GitLabKit> {
     platform(env = {}) {
       const settings = readGitLabSettings({ GITLAB_TOKEN: TOKEN, GITLAB_URL: fake.url, ...env });
       if (!settings) throw new Error('no GitLab settings');
-      return createGitLabPlatform({ settings, logger: pino({ level: 'silent' }), retries: 1 });
+      return createGitLabPlatform({ settings, logger: pino({ level: 'silent' }), retry: { attempts: 2 } });
     },
     async close() {
       await fake.close();

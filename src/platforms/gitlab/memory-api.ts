@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { CompareStatus, Platform, ReviewThread } from '../types.js';
 import type { GitLabClient } from './client.js';
 import { toPullRequestFile } from './diffs.js';
-import { GitLabHttpError } from './requester.js';
+import { PlatformHttpError } from '../http/index.js';
 import { Discussion, MergeRequestDiff } from './schemas.js';
 
 type MemoryMethods = Required<
@@ -30,7 +30,7 @@ const Commit = z.object({ id: z.string() });
 const Comparison = z.object({ diffs: z.array(MergeRequestDiff) });
 
 function missing(error: unknown): boolean {
-  return error instanceof GitLabHttpError && (error.status === 404 || error.status === 400);
+  return error instanceof PlatformHttpError && (error.status === 404 || error.status === 400);
 }
 
 /** Threads of the discussions: diff discussions only, resolved when every resolvable note is. */
@@ -73,7 +73,7 @@ export function gitLabMemoryMethods(client: GitLabClient, call: GitLabCall): Mem
           });
           return typeof body === 'string' ? body : JSON.stringify(body);
         } catch (error) {
-          if (error instanceof GitLabHttpError && error.status === 404) return null;
+          if (error instanceof PlatformHttpError && error.status === 404) return null;
           throw error;
         }
       });

@@ -204,7 +204,7 @@ describe('GitLab platform: reading a merge request', () => {
       .getPullRequest('acme/platform/nope', 1)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformError);
-    expect(error).toMatchObject({ status: 404, retryable: false });
+    expect(error).toMatchObject({ status: 404 });
     expect((error as Error).message).toMatch(
       /404 Project Not Found \(not found, or the token cannot see it\)/,
     );
@@ -216,7 +216,7 @@ describe('GitLab platform: reading a merge request', () => {
     expect(pr.headSha).toBe(kit.scenario.headSha);
   });
 
-  it('reports an unreachable instance as a retryable PlatformError naming GITLAB_URL', async () => {
+  it('reports an unreachable instance as a PlatformError naming GITLAB_URL', async () => {
     const closed = createServer();
     await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', () => listening()));
     const { port } = closed.address() as AddressInfo;
@@ -226,7 +226,7 @@ describe('GitLab platform: reading a merge request', () => {
       .getBotUsernames()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformError);
-    expect(error).toMatchObject({ retryable: true });
+    expect(error).toMatchObject({ status: undefined });
     expect((error as Error).message).toMatch(/unreachable.*ECONNREFUSED.*GITLAB_URL/);
   });
 

@@ -5,16 +5,15 @@
  */
 import type { Logger } from '../../logger.js';
 import type { ExistingComment, Platform, PullRequestInfo } from '../types.js';
-import { createGitLabClient, type GitLabClient } from './client.js';
+import { platformCall, PlatformHttpError, type RetryPolicy } from '../http/index.js';
+import { createGitLabClient, GITLAB_HTTP, type GitLabClient } from './client.js';
 import { toPullRequestFile } from './diffs.js';
-import { toPlatformError } from './errors.js';
 import { gitLabMemoryMethods } from './memory-api.js';
 import { gitLabProgressMethods } from './progress.js';
 import { gitLabReactionMethods } from './reactions.js';
 import { Discussion, GitLabUser, MergeRequest, MergeRequestDiff, Note, Project } from './schemas.js';
 import type { GitLabSettings } from './settings.js';
 import { submitGitLabReview } from './submit-review.js';
-import { GitLabHttpError } from './requester.js';
 import { createGitLabWebhookHandler, splitGitLabSecrets } from './webhook.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 
@@ -23,8 +22,8 @@ export interface GitLabPlatformOptions {
   settings: GitLabSettings;
   logger: Logger;
   fetch?: typeof fetch;
-  /** Retries of a failed request (see `createGitLabRequesterFn`); default 2. */
-  retries?: number;
+  /** Changes to the retry policy of API requests (`../http/retry-policy.ts`). */
+  retry?: Partial<RetryPolicy>;
 }
 
 /** PullRequestInfo.state of a GitLab merge request state (`locked` = a merge in progress: still open). */
@@ -71,29 +70,24 @@ function commentsOf(discussions: Discussion[]): ExistingComment[] {
 
 /**
  * Creates the GitLab platform for `settings`. Methods throw `AuthError` (401) or `PlatformError`
- * (see `toPlatformError`); `webhook` is set only when `GITLAB_WEBHOOK_SECRET` is.
+ * (see `platformCall`); `webhook` is set only when `GITLAB_WEBHOOK_SECRET` is.
  * @throws ConfigError when `GITLAB_WEBHOOK_SECRET` holds no secret.
  */
 export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
   const { settings, logger } = options;
   const client: GitLabClient = createGitLabClient({
     settings,
+    logger,
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.retries !== undefined ? { retries: options.retries } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
   });
+  const call = platformCall(GITLAB_HTTP, [settings.token]);
   const botUsernames = onceUntilRejected(() =>
     call('identify the bot account (GET /user)', async () => [
       GitLabUser.parse(await client.users.showCurrentUser()).username,
     ]),
   );
 
-  async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      throw toPlatformError(error, what);
-    }
-  }
   const ref = (project: string, iid: number) => `${project}!${iid}`;
   const mrUrl = (project: string, iid: number) => `${settings.url}/${project}/-/merge_requests/${iid}`;
   const noteUrl = (mrWebUrl: string, noteId: number) => `${mrWebUrl}#note_${noteId}`;
@@ -156,7 +150,7 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
           await client.noteAwardEmojis.award(project, iid, Number(target.commentId), reaction);
         } catch (error) {
           // GitLab answers 404 "Award Emoji Name has already been taken" for a repeat award.
-          if (error instanceof GitLabHttpError && /already been taken/i.test(error.message)) return;
+          if (error instanceof PlatformHttpError && /already been taken/i.test(error.message)) return;
           throw error;
         }
       });

@@ -1,12 +1,11 @@
 /**
- * The HTTP layer under `@gitbeaker/rest`: a gitbeaker `requesterFn` on an injectable `fetch`, with
- * GitLab's error bodies turned into `GitLabHttpError` (status + GitLab's message) and a bounded
- * retry policy. gitbeaker's default requester retries 429/502 ten times with sub-millisecond waits
- * and cannot take a custom fetch (tests, proxies); this one waits `Retry-After` (or exponential
- * backoff) and never repeats a write that GitLab may already have applied.
+ * The HTTP layer under `@gitbeaker/rest`: a gitbeaker `requesterFn` on the shared platform transport
+ * (`../http/`: retries, `Retry-After`, timeouts), with GitLab's error bodies turned into
+ * `PlatformHttpError` (status + GitLab's message). gitbeaker's default requester retries 429/502
+ * ten times with sub-millisecond waits and cannot take a custom fetch (tests, proxies).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Users } from '@gitbeaker/rest';
+import { createPlatformFetch, httpErrorOf, type PlatformHttpOptions } from '../http/index.js';
 
 /** gitbeaker's `requesterFn` option (derived from its types; `@gitbeaker/requester-utils` is transitive). */
 export type GitbeakerRequesterFn = NonNullable<ConstructorParameters<typeof Users>[0]['requesterFn']>;
@@ -14,33 +13,8 @@ type ResourceOptions = Parameters<GitbeakerRequesterFn>[0];
 type Requester = ReturnType<GitbeakerRequesterFn>;
 type RequestOptions = NonNullable<Parameters<Requester['get']>[1]>;
 
-/** A GitLab API request that failed: `status` is undefined when no response arrived (network, timeout). */
-export class GitLabHttpError extends Error {
-  readonly status: number | undefined;
-  readonly method: string;
-  /** Path of the request below the API base, e.g. `projects/g%2Fp/merge_requests/1`. */
-  readonly path: string;
-  constructor(method: string, path: string, status: number | undefined, message: string) {
-    super(message);
-    this.name = 'GitLabHttpError';
-    this.method = method;
-    this.path = path;
-    this.status = status;
-  }
-}
-
 /** Options of `createGitLabRequesterFn`. */
-export interface GitLabRequesterOptions {
-  fetch?: typeof fetch;
-  /** Retries after the first attempt (default 2): GET on network errors, 429 and 5xx; other methods on 429 only. */
-  retries?: number;
-  /** First backoff wait when the response has no `Retry-After`, ms (default 500; doubles per retry). */
-  retryBaseMs?: number;
-  /** Longest wait honoured from `Retry-After`, ms (default 30 000). */
-  maxRetryWaitMs?: number;
-}
-
-const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+export type GitLabRequesterOptions = PlatformHttpOptions;
 
 /** camelCase → snake_case, as gitbeaker's own requester does for query and JSON body keys. */
 function snake(key: string): string {
@@ -67,36 +41,6 @@ function queryOf(params: Record<string, unknown> | undefined): string {
   return search.toString();
 }
 
-/** GitLab's error text: `{"message": "..."}`, `{"message": {field: [...]}}` or `{"error": "..."}`. */
-function errorMessage(status: number, text: string): string {
-  let message = text.trim();
-  try {
-    const parsed = JSON.parse(text) as { message?: unknown; error?: unknown; error_description?: unknown };
-    const detail = parsed.message ?? parsed.error_description ?? parsed.error;
-    if (typeof detail === 'string') message = detail;
-    else if (detail !== undefined) message = JSON.stringify(detail);
-  } catch {
-    // not JSON (an HTML error page from a proxy): keep the text
-  }
-  if (message === '') message = `HTTP ${status}`;
-  return message.length > 500 ? `${message.slice(0, 500)}…` : message;
-}
-
-function retryWaitMs(response: Response, attempt: number, options: Required<GitLabRequesterOptions>): number {
-  const header = response.headers.get('retry-after');
-  const seconds = header !== null && /^\d+$/.test(header.trim()) ? Number(header) : undefined;
-  const wait = seconds !== undefined ? seconds * 1000 : options.retryBaseMs * 2 ** attempt;
-  return Math.min(wait, options.maxRetryWaitMs);
-}
-
-/** `fetch failed (ECONNREFUSED)`: undici's message plus the code (or message) of its cause. */
-function networkReason(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  const detail = typeof cause?.code === 'string' ? cause.code : cause?.message;
-  return typeof detail === 'string' && detail !== '' ? `${error.message} (${detail})` : error.message;
-}
-
 async function bodyOf(response: Response, method: string, path: string): Promise<unknown> {
   if (response.status === 204) return null;
   const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
@@ -105,26 +49,22 @@ async function bodyOf(response: Response, method: string, path: string): Promise
     try {
       return text === '' ? {} : (JSON.parse(text) as unknown);
     } catch {
-      throw new GitLabHttpError(method, path, response.status, 'the response is not valid JSON');
+      throw new Error(`${method} ${path}: the response is not valid JSON`);
     }
   }
   return text;
 }
 
 /**
- * Creates a gitbeaker `requesterFn` sending requests with `options.fetch` (default: global fetch).
+ * Creates a gitbeaker `requesterFn` sending requests through the shared platform transport.
  * Each request carries the resource's headers and `PRIVATE-TOKEN`; a JSON body has its keys
  * snake_cased (gitbeaker's convention), a FormData body is sent as multipart. Resolves with
  * `{ body, headers, status }` (headers lower-cased) on 2xx.
- * @throws GitLabHttpError on a non-2xx answer after retries, a network failure or a timeout.
+ * @throws PlatformHttpError on a non-2xx answer (after the transport's retries); NetworkError when
+ *   GitLab could not be reached; the request signal's reason when it aborts.
  */
 export function createGitLabRequesterFn(options: GitLabRequesterOptions = {}): GitbeakerRequesterFn {
-  const settings: Required<GitLabRequesterOptions> = {
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    retries: options.retries ?? 2,
-    retryBaseMs: options.retryBaseMs ?? 500,
-    maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000,
-  };
+  const doFetch = createPlatformFetch({ ...options, platform: 'GitLab' });
   return (resource: ResourceOptions): Requester => {
     const base = resource.url.endsWith('/') ? resource.url : `${resource.url}/`;
     const send =
@@ -141,48 +81,20 @@ export function createGitLabRequesterFn(options: GitLabRequesterOptions = {}): G
           body = JSON.stringify(snakeKeys(request.body));
           headers['content-type'] = 'application/json';
         }
-        for (let attempt = 0; ; attempt++) {
-          let response: Response;
-          try {
-            response = await settings.fetch(url, {
-              method,
-              headers,
-              ...(body !== undefined ? { body } : {}),
-              ...(request.signal ? { signal: request.signal } : {}),
-            });
-          } catch (error) {
-            const timedOut = error instanceof Error && /abort|timeout/i.test(error.name);
-            if (!timedOut && method === 'GET' && attempt < settings.retries) {
-              await sleep(settings.retryBaseMs * 2 ** attempt);
-              continue;
-            }
-            const reason = timedOut ? 'the request timed out' : networkReason(error);
-            throw new GitLabHttpError(method, endpoint, undefined, reason);
-          }
-          if (response.ok) {
-            const parsed = await bodyOf(response, method, endpoint);
-            // gitbeaker's generic response type cannot be named here; the platform validates bodies with zod.
-            return {
-              body: parsed,
-              headers: Object.fromEntries(response.headers),
-              status: response.status,
-            } as never;
-          }
-          const retry =
-            attempt < settings.retries &&
-            (response.status === 429 || (method === 'GET' && RETRYABLE_STATUS.has(response.status)));
-          if (retry) {
-            await response.body?.cancel();
-            await sleep(retryWaitMs(response, attempt, settings));
-            continue;
-          }
-          throw new GitLabHttpError(
-            method,
-            endpoint,
-            response.status,
-            errorMessage(response.status, await response.text()),
-          );
-        }
+        const response = await doFetch(url, {
+          method,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          ...(request.signal ? { signal: request.signal } : {}),
+        });
+        if (!response.ok) throw await httpErrorOf(response);
+        const parsed = await bodyOf(response, method, endpoint);
+        // gitbeaker's generic response type cannot be named here; the platform validates bodies with zod.
+        return {
+          body: parsed,
+          headers: Object.fromEntries(response.headers),
+          status: response.status,
+        } as never;
       };
     return {
       get: send('GET'),

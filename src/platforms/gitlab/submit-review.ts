@@ -30,7 +30,7 @@ export const UNPLACED_HEADING = 'Comments that could not be placed on the diff';
 export interface SubmitContext {
   client: GitLabClient;
   logger: Logger;
-  /** Runs a GitLab call, mapping failures with `toPlatformError(error, what)`. */
+  /** Runs a GitLab call, mapping failures with `platformCall`. */
   call<T>(what: string, fn: () => Promise<T>): Promise<T>;
   /** Web URL of a note: `<mr web_url>#note_<id>`. */
   noteUrl(mrWebUrl: string, noteId: number): string;
@@ -56,9 +56,7 @@ async function diffVersion(
 ): Promise<ReviewedDiff> {
   const refs = mr.diff_refs;
   if (!refs) {
-    throw new PlatformError(`GitLab has not prepared the diff of ${project}!${iid} yet; try again shortly`, {
-      retryable: true,
-    });
+    throw new PlatformError(`GitLab has not prepared the diff of ${project}!${iid} yet; try again shortly`);
   }
   const current = async (): Promise<ReviewedDiff> => ({
     refs,

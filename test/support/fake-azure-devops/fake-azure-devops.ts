@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createGitHttpHandler } from '../git-http-server.js';
+import { createFaults } from './faults.js';
 import { LOCATIONS, error, wrap, type Answer } from './protocol.js';
 import { createRoutes, type World } from './routes.js';
 import type {
@@ -68,6 +69,7 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
   const gitRequests: GitRequest[] = [];
   const violations: Violation[] = [];
   const itemReads: ItemRead[] = [];
+  const faults = createFaults();
   let challenged = false;
 
   /** Writes an item's `body`, a large one chunk by chunk, recording how much went out. */
@@ -98,6 +100,11 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
     const raw = await readBody(req);
     const record: RecordedRequest = { method, path: u.pathname, status: 0, body: undefined };
     requests.push(record);
+    const injected = faults.answer(method, u.pathname, res);
+    if (injected !== undefined) {
+      record.status = injected;
+      return;
+    }
     const send = (a: Answer) => {
       record.status = a.status;
       const text = a.text ?? (a.body !== undefined ? JSON.stringify(a.body) : '');
@@ -223,6 +230,7 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
     itemReads,
     violations,
     writeRequests: () => requests.filter((r) => r.method !== 'GET' && r.method !== 'OPTIONS'),
+    failNext: faults.failNext,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(gitRoot, { recursive: true, force: true });

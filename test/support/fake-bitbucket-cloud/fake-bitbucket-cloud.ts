@@ -55,7 +55,8 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
   const gitRequests: GitRequest[] = [];
   const requests: RecordedRequest[] = [];
   const violations: Violation[] = [];
-  const faults: Array<{ method: string; path: RegExp; status: number }> = [];
+  const faults: Array<{ method: string; path: RegExp; status: number; headers?: Record<string, string> }> =
+    [];
   const world: World = {
     url: '',
     pageSize: options.pageSize ?? 2,
@@ -89,7 +90,7 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
     const faultAt = faults.findIndex((f) => f.method === method && f.path.test(url.pathname));
     if (faultAt >= 0) {
       const [fault] = faults.splice(faultAt, 1);
-      return answer(error(fault?.status ?? 500, 'injected fault'));
+      return answer({ ...error(fault?.status ?? 500, 'injected fault'), headers: { ...fault?.headers } });
     }
     if (req.headers.authorization !== `Bearer ${options.token}`) return answer(error(401, 'Unauthorized'));
     const op = matchOperation(method, url.pathname.slice('/2.0'.length));
@@ -168,7 +169,8 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
     requests,
     gitRequests,
     violations,
-    failNext: (method, path, status) => faults.push({ method, path, status }),
+    failNext: (method, path, status, headers) =>
+      faults.push({ method, path, status, ...(headers ? { headers } : {}) }),
     writeRequests: () => requests.filter((r) => r.method !== 'GET'),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -58,7 +58,8 @@ export async function startFakeBitbucketServer(
   const gitRequests: GitRequest[] = [];
   const requests: RecordedRequest[] = [];
   const violations: Violation[] = [];
-  const faults: Array<{ method: string; path: RegExp; status: number }> = [];
+  const faults: Array<{ method: string; path: RegExp; status: number; headers?: Record<string, string> }> =
+    [];
   const world: World = {
     url: '',
     pageSize: options.pageSize ?? 2,
@@ -93,7 +94,8 @@ export async function startFakeBitbucketServer(
     const faultAt = faults.findIndex((f) => f.method === method && f.path.test(url.pathname));
     if (faultAt >= 0) {
       const [fault] = faults.splice(faultAt, 1);
-      return answer(error(fault?.status ?? 500, 'injected fault'));
+      record.status = fault?.status ?? 500;
+      return send(res, error(record.status, 'injected fault'), { ...fault?.headers });
     }
     if (!authorized)
       return answer(error(401, 'Authentication failed. Please check your credentials and try again.'));
@@ -177,7 +179,8 @@ export async function startFakeBitbucketServer(
     requests,
     gitRequests,
     violations,
-    failNext: (method, path, status) => faults.push({ method, path, status }),
+    failNext: (method, path, status, headers) =>
+      faults.push({ method, path, status, ...(headers ? { headers } : {}) }),
     writeRequests: () => requests.filter((r) => r.method !== 'GET'),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

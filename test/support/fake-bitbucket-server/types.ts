@@ -92,8 +92,11 @@ export interface FakeBitbucketServer {
   requests: RecordedRequest[];
   gitRequests: GitRequest[];
   violations: Violation[];
-  /** The next request matching `method` and `path` answers `status` (once). */
-  failNext(method: string, path: RegExp, status: number): void;
+  /**
+   * The next request matching `method` and `path` answers `status` (once), with extra `headers`
+   * (e.g. `Retry-After`).
+   */
+  failNext(method: string, path: RegExp, status: number, headers?: Record<string, string>): void;
   /** Requests that change something (POST, PUT, DELETE). */
   writeRequests(): RecordedRequest[];
   close(): Promise<void>;

@@ -23,6 +23,7 @@ interface Fault {
   path: RegExp;
   status: number;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 const API = '/api/v1';
@@ -105,7 +106,11 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
     );
     if (faultAt >= 0) {
       const [fault] = faults.splice(faultAt, 1);
-      answer({ status: fault?.status ?? 500, body: fault?.body ?? errorBody({ url }, 'injected fault') });
+      answer({
+        status: fault?.status ?? 500,
+        body: fault?.body ?? errorBody({ url }, 'injected fault'),
+        ...(fault?.headers ? { headers: fault.headers } : {}),
+      });
       return;
     }
     if (!record.authorized) {
@@ -300,8 +305,8 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
     setResolveEndpoint(enabled) {
       state.resolveEndpoint = enabled;
     },
-    failNext(method, path, status, body) {
-      faults.push({ method, path, status, body });
+    failNext(method, path, status, body, headers) {
+      faults.push({ method, path, status, body, ...(headers ? { headers } : {}) });
     },
     async close() {
       server.closeAllConnections();

@@ -171,6 +171,13 @@ export interface FakeGitea {
   /** Turns the resolve endpoint on or off. */
   setResolveEndpoint(enabled: boolean): void;
   /** Answers the next request matching `method` (`*` = any) and `path` with `status` and `body`. */
-  failNext(method: string, path: RegExp, status: number, body?: unknown): void;
+  failNext(
+    method: string,
+    path: RegExp,
+    status: number,
+    body?: unknown,
+    /** Extra headers of the answer, e.g. `Retry-After`. */
+    headers?: Record<string, string>,
+  ): void;
   close(): Promise<void>;
 }

@@ -8,6 +8,8 @@ const finding = (overrides: Partial<Finding>): Finding => ({
   line: 12,
   side: 'RIGHT',
   body: 'Off by one.',
+  severity: 'P2',
+  confidence: null,
   ...overrides,
 });
 

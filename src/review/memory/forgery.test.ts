@@ -103,10 +103,19 @@ function posted(f: Fields): { comments: ExistingComment[]; threads: ReviewThread
     path: f.findingPath,
     line: 3,
     side: 'RIGHT',
+    severity: 'P2' as const,
+    confidence: null,
     body: f.findingBody,
     suggestion: f.suggestion,
   };
-  const rejected: Finding = { path: f.rejectedPath, line: 9, side: 'RIGHT', body: f.rejectedBody };
+  const rejected: Finding = {
+    path: f.rejectedPath,
+    line: 9,
+    side: 'RIGHT',
+    severity: 'P2' as const,
+    confidence: null,
+    body: f.rejectedBody,
+  };
   const receipt: ReviewReceipt = {
     model: f.model,
     agentRuns: 1,
@@ -129,7 +138,17 @@ function posted(f: Fields): { comments: ExistingComment[]; threads: ReviewThread
     renderFindingMarker({ fp: 'd'.repeat(16), side: 'RIGHT', n: 1 }),
   ].join('\n\n');
   const unplacedInline = [
-    renderInlineBody({ path: f.unplacedPath, line: 1, side: 'RIGHT', body: f.unplacedBody }, (s) => s),
+    renderInlineBody(
+      {
+        path: f.unplacedPath,
+        line: 1,
+        side: 'RIGHT',
+        severity: 'P2' as const,
+        confidence: null,
+        body: f.unplacedBody,
+      },
+      (s) => s,
+    ),
     renderFindingMarker({ fp: 'e'.repeat(16), side: 'RIGHT', n: 1 }),
   ].join('\n\n');
   const note = reviewNoteText(body, [

@@ -178,9 +178,16 @@ describe('memory state, repeats and addressed findings', () => {
     expect(earlier).toHaveLength(1);
     const files = new Map(toFileDiffs(PR_FILES).map((f) => [f.path, f]));
     const kept: Finding[] = [
-      { path: 'a.ts', line: 2, side: 'RIGHT', body: 'New words' },
-      { path: 'b.ts', line: 2, side: 'RIGHT', body: 'Fresh' },
-      { path: 'b.ts', line: 2, side: 'RIGHT', body: 'Fresh again, same code' },
+      { path: 'a.ts', line: 2, side: 'RIGHT', severity: 'P2' as const, confidence: null, body: 'New words' },
+      { path: 'b.ts', line: 2, side: 'RIGHT', severity: 'P2' as const, confidence: null, body: 'Fresh' },
+      {
+        path: 'b.ts',
+        line: 2,
+        side: 'RIGHT',
+        severity: 'P2' as const,
+        confidence: null,
+        body: 'Fresh again, same code',
+      },
     ];
     const split = splitRepeats(kept, files, earlier);
     expect(split.fresh.map((f) => f.body)).toEqual(['Fresh']);

@@ -35,6 +35,7 @@ import {
 } from './memory/index.js';
 import type { ServerReviewSettings } from './repo-rules.js';
 import { loadReviewLearnings, type ReviewLearningsInput } from './learnings-step.js';
+import { dismissalKeys } from './severity/verdict.js';
 import type { ExecuteReviewResult, IncrementalInfo } from './types.js';
 
 /** Phases reported while a review runs. */
@@ -333,6 +334,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
           complete: coverage.complete,
           prFileDiffs: fileDiffs,
           workspaceDir: workspace.dir,
+          dismissed: dismissalKeys(taught.all),
         });
         if (split.notice) settled.extras.after.push(split.notice);
         return settled;

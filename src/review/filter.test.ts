@@ -231,7 +231,7 @@ describe('filterFindings: duplicates', () => {
     {
       name: 'posted body includes the rendered suggestion',
       input: { suggestion: 'fixed();' },
-      existing: { body: 'Check this.\n\n```suggestion lines=1\nfixed();\n```' },
+      existing: { body: '**P2** Check this.\n\n```suggestion lines=1\nfixed();\n```' },
       duplicate: true,
     },
     {

@@ -135,7 +135,7 @@ describe('collectDismissals', () => {
       body: `Finding ${fp}\n\n<!-- reviewbot:finding fp=${fp} side=RIGHT n=1 -->`,
       ...(commentId ? { commentId } : {}),
     },
-    marker: { fp, side: 'RIGHT', n: 1 },
+    marker: { fp, side: 'RIGHT', n: 1, severity: 'P2' },
   });
   const reactions: Record<string, CommentReaction[]> = {
     '1': [

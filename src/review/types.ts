@@ -48,6 +48,8 @@ export interface Verdict {
   /** `blocking`: one is at or above `review.block_on`; `clean`: none is open. */
   status: 'blocking' | 'non-blocking' | 'clean';
   counts: SeverityCounts;
+  /** The `review.block_on` it was judged by (the repository's, else the server's). */
+  blockOn: Severity;
 }
 
 /** What `executeReview()` returns; nothing has been posted yet (CONTRACT §7). */

@@ -135,7 +135,7 @@ function posted(f: Fields): { comments: ExistingComment[]; threads: ReviewThread
   const body = buildReviewBody(f.summary, [rejected], { after: [renderReceipt(receipt)], markers });
   const inline = [
     renderInlineBody(finding, (s) => renderGitHubSuggestion(s)),
-    renderFindingMarker({ fp: 'd'.repeat(16), side: 'RIGHT', n: 1 }),
+    renderFindingMarker({ fp: 'd'.repeat(16), side: 'RIGHT', n: 1, severity: 'P2' }),
   ].join('\n\n');
   const unplacedInline = [
     renderInlineBody(
@@ -149,7 +149,7 @@ function posted(f: Fields): { comments: ExistingComment[]; threads: ReviewThread
       },
       (s) => s,
     ),
-    renderFindingMarker({ fp: 'e'.repeat(16), side: 'RIGHT', n: 1 }),
+    renderFindingMarker({ fp: 'e'.repeat(16), side: 'RIGHT', n: 1, severity: 'P2' }),
   ].join('\n\n');
   const note = reviewNoteText(body, [
     { comment: { path: f.unplacedPath, line: 1, side: 'RIGHT', body: unplacedInline }, reason: 'refused' },
@@ -202,7 +202,7 @@ describe('forged markers', () => {
 
   it('the clean posts are read back as written', () => {
     expect(clean.lastReview).toEqual({ head: REAL_HEAD, at: REAL_AT });
-    expect(clean.findings).toEqual([{ fp: 'd'.repeat(16), side: 'RIGHT', n: 1 }]);
+    expect(clean.findings).toEqual([{ fp: 'd'.repeat(16), side: 'RIGHT', n: 1, severity: 'P2' }]);
   });
 
   it('marker-shaped text in any untrusted field never changes the memory state (2000 cases)', () => {

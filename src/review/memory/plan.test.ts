@@ -192,7 +192,7 @@ describe('memory state, repeats and addressed findings', () => {
     const split = splitRepeats(kept, files, earlier);
     expect(split.fresh.map((f) => f.body)).toEqual(['Fresh']);
     expect(split.repeats.map((f) => f.body)).toEqual(['New words', 'Fresh again, same code']);
-    expect(split.markers[0]).toMatch(/^<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 -->$/);
+    expect(split.markers[0]).toMatch(/^<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 sev=P2 -->$/);
     expect(repeatsNotice(split.repeats)).toBe('_2 findings raised in an earlier review were not repeated._');
   });
 

@@ -76,3 +76,9 @@ export function countBySeverity(items: Iterable<{ severity: Severity }>): Severi
 export function severityBadge(severity: Severity): string {
   return `**${severity}**`;
 }
+
+/** `text` opening with the badge of `severity` (`**P1** text`), or the badge alone for no text. */
+export function withSeverityBadge(text: string, severity: Severity): string {
+  const body = text.trim();
+  return body.length > 0 ? `${severityBadge(severity)} ${body}` : severityBadge(severity);
+}

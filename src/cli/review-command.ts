@@ -24,6 +24,8 @@ import { runLocalReview } from './local-review.js';
 import { parsePrRef, type PrRef } from './parse-pr-ref.js';
 import { printReview } from './print-review.js';
 import { createProgressPrinter } from './progress.js';
+import { failOnExitCode } from './fail-on.js';
+import type { Severity } from '../review/severity/severity.js';
 
 /** Output formats of `reviewbot review --format` (`sarif` only with `--local`). */
 export type ReviewOutputFormat = 'text' | 'json' | 'sarif';
@@ -49,6 +51,11 @@ export interface ReviewCommandOptions {
    * `request` (default) like a person asking.
    */
   trigger?: ReviewTrigger;
+  /**
+   * `--fail-on`: exit 3 (after printing or posting) when the verdict counts an open finding at or
+   * above this severity (CONTRACT §21).
+   */
+  failOn?: Severity;
 }
 
 /** The accepted forms of `<ref>`, as said by every usage error about it (CONTRACT §2). */
@@ -216,7 +223,10 @@ export async function reviewPullRequest(
   return { ref, pullRequest, outcome, ...(posted ? { posted } : {}) };
 }
 
-/** Runs the review command; returns the exit code (0 ok, 1 runtime failure, 2 usage/config error). */
+/**
+ * Runs the review command; returns the exit code (0 ok, 1 runtime failure, 2 usage/config error,
+ * 3 `--fail-on` and the verdict counts an open finding at or above it).
+ */
 export async function runReviewCommand(
   options: ReviewCommandOptions,
   env: NodeJS.ProcessEnv = process.env,
@@ -233,6 +243,7 @@ export async function runReviewCommand(
           ...(options.base !== undefined ? { base: options.base } : {}),
           ...(options.prompt ? { prompt: options.prompt } : {}),
           ...(options.config ? { config: options.config } : {}),
+          ...(options.failOn ? { failOn: options.failOn } : {}),
         },
         { env, logger, masker, onEvent: progress },
       );
@@ -250,7 +261,7 @@ export async function runReviewCommand(
         postedLine: posted ? `Posted as a ${posted.kind}: ${posted.posted.url}` : 'Not posted (--dry-run).',
       });
     }
-    return 0;
+    return failOnExitCode(outcome.result.verdict, options.failOn);
   } catch (error) {
     const code = error instanceof ReviewbotError ? error.exitCode : 1;
     process.stderr.write(`reviewbot: ${masker.mask(describeError(error))}\n`);

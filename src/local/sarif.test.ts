@@ -12,15 +12,15 @@ const result: ExecuteReviewResult = {
       line: 4,
       startLine: 2,
       side: 'RIGHT',
-      severity: 'P2' as const,
-      confidence: null,
+      severity: 'P1' as const,
+      confidence: 0.8,
       body: 'range',
       suggestion: 'x();',
     },
     { path: 'a b/ü.ts', line: 3, side: 'LEFT', severity: 'P2' as const, confidence: null, body: 'removed' },
   ],
   rejected: [
-    { path: 'c.ts', line: 40, side: 'RIGHT', severity: 'P2' as const, confidence: null, body: 'elsewhere' },
+    { path: 'c.ts', line: 40, side: 'RIGHT', severity: 'P3' as const, confidence: null, body: 'elsewhere' },
   ],
   body: '',
   sessionId: 's',
@@ -45,9 +45,10 @@ describe('toSarif', () => {
     expect(sarifErrors(log)).toEqual([]);
     const run = log.runs[0]!;
     expect(run.originalUriBaseIds).toEqual({ SRCROOT: { uri: 'file:///repo%20dir/' } });
+    // Levels by severity (§21): P1 error, P2 warning, P3 note.
     expect(run.results.map((r) => [r.level, r.locations![0]!.physicalLocation])).toEqual([
       [
-        'warning',
+        'error',
         {
           artifactLocation: { uri: 'a%20b/%C3%BC.ts', uriBaseId: 'SRCROOT' },
           region: { startLine: 2, endLine: 4 },
@@ -64,6 +65,11 @@ describe('toSarif', () => {
         'note',
         { artifactLocation: { uri: 'c.ts', uriBaseId: 'SRCROOT' }, region: { startLine: 40, endLine: 40 } },
       ],
+    ]);
+    expect(run.results.map((r) => [r.properties.severity, r.properties.confidence])).toEqual([
+      ['P1', 0.8],
+      ['P2', null],
+      ['P3', null],
     ]);
     expect(run.invocations[0]).toMatchObject({
       toolExecutionNotifications: [{ message: { text: 'model x is deprecated' } }],

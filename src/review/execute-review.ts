@@ -35,7 +35,7 @@ import {
 } from './memory/index.js';
 import type { ServerReviewSettings } from './repo-rules.js';
 import { loadReviewLearnings, type ReviewLearningsInput } from './learnings-step.js';
-import { dismissalKeys } from './severity/verdict.js';
+import { dismissalKeys, earlierVerdict } from './severity/verdict.js';
 import type { ExecuteReviewResult, IncrementalInfo } from './types.js';
 
 /** Phases reported while a review runs. */
@@ -191,7 +191,12 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     if (loaded?.memory.skipAgent) {
       const since = (loaded.memory.plan.info.sinceSha ?? '').slice(0, 12);
       phase('diff', `nothing new to review since ${since}; no agent run`);
-      return skippedOutcome(pullRequest, loaded.memory.plan.info, started);
+      const outcome = skippedOutcome(pullRequest, loaded.memory.plan.info, started);
+      // A new head with nothing to review still gets a verdict (its gate, §21): memory's open findings.
+      if (loaded.memory.plan.info.mode === 'incremental') {
+        outcome.result.verdict = earlierVerdict(loaded.memory.state.findings, loaded.memory.rules.blockOn);
+      }
+      return outcome;
     }
     input.onReviewing?.(pullRequest);
     // §20: dismissals read from the bot's findings, then the repository's learnings.

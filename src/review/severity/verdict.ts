@@ -46,6 +46,17 @@ export function computeVerdict(severities: Iterable<Severity>, blockOn: Severity
   return { status: blocking ? 'blocking' : open > 0 ? 'non-blocking' : 'clean', counts, blockOn };
 }
 
+/**
+ * The verdict from memory alone, for a new head that needs no review (only ignored files changed):
+ * the earlier findings whose thread is not resolved.
+ */
+export function earlierVerdict(earlier: readonly EarlierFinding[], blockOn: Severity): Verdict {
+  return computeVerdict(
+    openEarlierFindings(earlier, []).map((f) => f.marker.severity),
+    blockOn,
+  );
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -17,6 +17,7 @@ import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { failureReason } from '../jobs/run-job.js';
 import { createJobProgress, failureReport, progressTarget, reviewReport } from '../jobs/progress.js';
+import { showVerdictGate } from '../jobs/gate.js';
 import { buildPlatform } from './build-platform.js';
 import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
@@ -197,8 +198,14 @@ export async function reviewPullRequest(
 
     outcome.result.warnings = [...warnings, ...outcome.result.warnings];
 
-    // A redundant lifecycle trigger posts nothing, not even a "Nothing to review" comment (§13).
-    if (outcome.skipped) return { ref, pullRequest, outcome };
+    const gate = { platform, setting: options.dryRun ? 'off' : config.review.gate, masker, logger } as const;
+    const reviewer = config.reviewer.bot_username;
+    // A redundant lifecycle trigger posts nothing, not even a "Nothing to review" comment (§13);
+    // a new head with nothing to review still gets the gate of its open findings (§21).
+    if (outcome.skipped) {
+      await showVerdictGate(gate, pullRequest, outcome.result.verdict, reviewer ? { reviewer } : {});
+      return { ref, pullRequest, outcome };
+    }
     if (!options.dryRun) {
       progressEvent({ type: 'phase', phase: 'filter', message: 'posting the review' });
       posted = await postReview(
@@ -211,6 +218,10 @@ export async function reviewPullRequest(
         type: 'phase',
         phase: 'filter',
         message: `posted ${posted.kind}: ${posted.posted.url}`,
+      });
+      await showVerdictGate(gate, outcome.pullRequest, outcome.result.verdict, {
+        url: posted.posted.url,
+        ...(reviewer ? { reviewer } : {}),
       });
     }
   } catch (error) {

@@ -9,6 +9,7 @@ import { neutraliseMarkers } from '../review/memory/markers.js';
 import type { SecretMasker } from '../secrets.js';
 import type { JobContext } from './job-context.js';
 import { processLearningCommand } from './learning-job.js';
+import { parseOverrideCommand, processOverrideCommand } from './override-job.js';
 import { createJobProgress, failureReport, reviewReport, type JobProgress } from './progress.js';
 import { replyTargetOf } from './reply-target.js';
 import { processReviewerComment } from './reviewer-job.js';
@@ -79,9 +80,12 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
   const jobCtx: JobContext = { ...ctx, logger, ...(progress ? { progress } : {}) };
   logger.info({ eventType: comment.eventType, enqueuedAt: payload.enqueuedAt }, 'job started');
   try {
-    // §20: a REVIEWER mention starting with learn/remember/forget is a command, not a review.
+    // §20: a REVIEWER mention starting with learn/remember/forget is a command, not a review;
+    // §21: so is `override <reason>`.
     const command = payload.botType === 'reviewer' ? parseLearningCommand(payload.prompt) : undefined;
+    const override = payload.botType === 'reviewer' ? parseOverrideCommand(payload.prompt) : undefined;
     if (command) await processLearningCommand(payload, command, jobCtx);
+    else if (override) await processOverrideCommand(payload, override, jobCtx);
     else if (payload.botType === 'reviewer') {
       const outcome = await processReviewerComment(payload, jobCtx);
       await progress?.finish('neutral', reviewReport(outcome.review.result, outcome.posted?.posted.url));

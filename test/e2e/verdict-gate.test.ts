@@ -7,9 +7,14 @@
  * status is red on the head. Push 2 adds nothing new: the earlier P0 is still open, so the new head
  * is red too. Push 3 rewrites the P0's line: it is addressed, the verdict is non-blocking (the P1
  * remains) and the new head is green; `--fail-on P1` still exits 3, `--fail-on P0` does not.
+ * Between push 2 and 3, `@<reviewer> override <reason>` run as a Job pod runs (`reviewbot run-job`)
+ * turns push 2's red gate green, naming who and why, with no model call.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeLlm, type ScriptedReply } from '../support/fake-llm/index.js';
+import type { JobPayload } from '../../src/jobs/types.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { runCli } from '../support/run-cli.js';
 import {
   CALC,
@@ -47,6 +52,42 @@ interface Result {
   belowThreshold: Finding[];
   verdict: { status: string; counts: Record<string, number>; blockOn: string };
   receipt: { findings: { bySeverity: Record<string, number>; belowThreshold: number } };
+}
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+/** A REVIEWER mention `@rb-review <prompt>` by alice on pull request 1, as a Job pod's payload. */
+function mention(driver: MemoryDriver, prompt: string, headSha: string): JobPayload {
+  const body = `@rb-review ${prompt}`;
+  return {
+    version: 1,
+    jobId: randomUUID(),
+    botType: 'reviewer',
+    prompt,
+    enqueuedAt: new Date().toISOString(),
+    comment: {
+      platform: driver.name,
+      repoFullName: driver.ref(1).replace(/#1$/, ''),
+      prNumber: 1,
+      prBranch: 'feature',
+      baseBranch: 'main',
+      headSha,
+      prTitle: 'Calc',
+      commentId: '424242',
+      commentType: 'issue_comment',
+      authorUsername: 'alice',
+      body,
+      cloneUrl: '',
+      deliveryId: `delivery-${randomUUID()}`,
+      eventType: 'comment',
+    },
+  };
 }
 
 describe.each([
@@ -165,6 +206,37 @@ describe.each([
     });
     expect(result.body).toContain('**Verdict:** blocking — P0 ×1 · 1 other finding');
     expect(driver.gate(1, heads[1]!)).toMatchObject({ state: 'failure' });
+    expect(driver.violations()).toEqual([]);
+  });
+
+  it('override: an allowed user turns the red gate of the current head green, naming who and why', async () => {
+    const runJob = (prompt: string) =>
+      runCli(['run-job'], {
+        ...env,
+        // Nothing listens here: a model call would fail the job.
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+        STORE_URL: redis.url,
+        REVIEWER_BOT_USERNAME: 'rb-review',
+        REVIEWBOT_JOB_PAYLOAD: JSON.stringify(mention(driver, prompt, heads[1]!)),
+      });
+    const before = llm.requests.length;
+    const empty = await runJob('override');
+    expect(empty.code).toBe(0);
+    expect(driver.botBodies(1).at(-1)).toContain(
+      'An override needs a reason: `@rb-review override <why this may merge>`',
+    );
+    expect(driver.gate(1, heads[1]!)).toMatchObject({ state: 'failure' });
+
+    const done = await runJob('override Hotfix approved by the release manager');
+    expect(done.code).toBe(0);
+    expect(driver.gate(1, heads[1]!)).toEqual({
+      state: 'success',
+      description: 'overridden by @alice: Hotfix approved by the release manager',
+    });
+    expect(driver.botBodies(1).at(-1)).toContain(
+      `The \`reviewbot/verdict\` gate is green for \`${heads[1]!.slice(0, 12)}\`: overridden by \`alice\``,
+    );
+    expect(llm.requests.length).toBe(before);
     expect(driver.violations()).toEqual([]);
   });
 

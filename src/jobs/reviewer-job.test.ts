@@ -55,7 +55,7 @@ describe('REVIEWER job', () => {
         modified.path,
         line,
         expect.stringMatching(
-          /^Name this magic number\.\n\n<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 -->$/,
+          /^\*\*P2\*\* Name this magic number\.\n\n<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 sev=P2 -->$/,
         ),
       ],
     ]);

@@ -203,7 +203,9 @@ export async function reviewPullRequest(
     // A redundant lifecycle trigger posts nothing, not even a "Nothing to review" comment (§13);
     // a new head with nothing to review still gets the gate of its open findings (§21).
     if (outcome.skipped) {
-      await showVerdictGate(gate, pullRequest, outcome.result.verdict, reviewer ? { reviewer } : {});
+      if (outcome.result.incremental?.mode === 'incremental') {
+        await showVerdictGate(gate, pullRequest, outcome.result.verdict, reviewer ? { reviewer } : {});
+      }
       return { ref, pullRequest, outcome };
     }
     if (!options.dryRun) {

@@ -76,8 +76,11 @@ export async function processReviewerComment(
   };
   const reviewer = ctx.config.reviewer.bot_username;
   if (review.skipped) {
-    // A new head with nothing to review keeps the gate of its open findings (§21).
-    await showVerdictGate(gate, review.pullRequest, review.result.verdict, reviewer ? { reviewer } : {});
+    // A new head with nothing to review gets the gate of its open findings (§21); the reviewed
+    // head keeps its own (an override stays).
+    if (review.result.incremental?.mode === 'incremental') {
+      await showVerdictGate(gate, review.pullRequest, review.result.verdict, reviewer ? { reviewer } : {});
+    }
     ctx.logger.info(
       { headSha: review.commitSha },
       'nothing new to review since the last review; nothing posted',

@@ -192,10 +192,8 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
       const since = (loaded.memory.plan.info.sinceSha ?? '').slice(0, 12);
       phase('diff', `nothing new to review since ${since}; no agent run`);
       const outcome = skippedOutcome(pullRequest, loaded.memory.plan.info, started);
-      // A new head with nothing to review still gets a verdict (its gate, §21): memory's open findings.
-      if (loaded.memory.plan.info.mode === 'incremental') {
-        outcome.result.verdict = earlierVerdict(loaded.memory.state.findings, loaded.memory.rules.blockOn);
-      }
+      // Nothing to review still has a verdict (§21, `--fail-on`, a new head's gate): memory's open findings.
+      outcome.result.verdict = earlierVerdict(loaded.memory.state.findings, loaded.memory.rules.blockOn);
       return outcome;
     }
     input.onReviewing?.(pullRequest);

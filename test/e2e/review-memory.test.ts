@@ -181,7 +181,7 @@ describe.each([
     expect(loop.resolved).toBe(false);
     expect(threads.filter((t) => t.resolved)).toHaveLength(1);
     expect(result.body).toMatch(
-      /### Addressed since the last review\n\n- `src\/calc\.ts(:\d+)?`: Division by zero/,
+      /### Addressed since the last review\n\n- `src\/calc\.ts(:\d+)?`: \*\*P2\*\* Division by zero/,
     );
     expect(driver.botBodies(1).at(-1)).toContain('Addressed since the last review');
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { atOrAbove, countBySeverity, severityBadge, toConfidence, toSeverity } from './severity.js';
+import {
+  atOrAbove,
+  countBySeverity,
+  severityBadge,
+  toConfidence,
+  toSeverity,
+  withSeverityBadge,
+} from './severity.js';
 
 describe('severity', () => {
   it.each([
@@ -40,5 +47,9 @@ describe('severity', () => {
       P3: 1,
     });
     expect(severityBadge('P1')).toBe('**P1**');
+    expect(withSeverityBadge(' Crash. ', 'P0')).toBe('**P0** Crash.');
+    expect(withSeverityBadge('**P2** Crash.', 'P0')).toBe('**P0** Crash.');
+    expect(withSeverityBadge('**P2**', 'P1')).toBe('**P1**');
+    expect(withSeverityBadge('**Note**: x', 'P3')).toBe('**P3** **Note**: x');
   });
 });

@@ -77,8 +77,11 @@ export function severityBadge(severity: Severity): string {
   return `**${severity}**`;
 }
 
-/** `text` opening with the badge of `severity` (`**P1** text`), or the badge alone for no text. */
+/**
+ * `text` opening with the badge of `severity` (`**P1** text`), or the badge alone for no text. A
+ * badge the model already wrote at the start is replaced (the finding's severity decides).
+ */
 export function withSeverityBadge(text: string, severity: Severity): string {
-  const body = text.trim();
+  const body = text.trim().replace(/^\*\*P[0-3]\*\*(?:\s+|$)/, '');
   return body.length > 0 ? `${severityBadge(severity)} ${body}` : severityBadge(severity);
 }

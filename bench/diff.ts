@@ -162,6 +162,8 @@ function generateFindings(files: GeneratedFile[]): ProposedComment[] {
       line: int(hunk.newFirst, hunk.newLast),
       side: 'RIGHT',
       body,
+      severity: 'P2',
+      confidence: null,
     };
     if (roll < 0.4) findings.push(base);
     else if (roll < 0.55) {

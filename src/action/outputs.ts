@@ -11,6 +11,7 @@ import type { ExecuteReviewResult } from '../review/types.js';
  * The Action's outputs (names as in `action.yml`): figures of the review and, when issue 13's receipt
  * is present, of its cost and coverage; empty strings where a figure is unknown. `skipped`: a
  * lifecycle trigger found nothing new to review (no agent ran, nothing posted; CONTRACT §13).
+ * `verdict`: `blocking`, `non-blocking` or `clean` (CONTRACT §21), empty when there is none.
  */
 export function reviewOutputs(
   result: ExecuteReviewResult,
@@ -31,6 +32,7 @@ export function reviewOutputs(
     posted: String(posted !== undefined),
     review_url: posted?.posted.url ?? '',
     skipped: String(skipped),
+    verdict: result.verdict?.status ?? '',
   };
 }
 

@@ -5,7 +5,7 @@
  * Reads the runner's environment (GitHub's "Variables" reference): `GITHUB_EVENT_NAME`,
  * `GITHUB_EVENT_PATH`, `GITHUB_REPOSITORY`, `GITHUB_API_URL`, `GITHUB_TOKEN`, `RUNNER_TEMP`,
  * `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, and the inputs as `INPUT_<NAME>` (`provider`, `model`,
- * `key`, `prompt`, `config_file`, `dry_run`). Wiring only: the review is `reviewPullRequest`.
+ * `key`, `prompt`, `config_file`, `dry_run`, `fail_on`). Wiring only: the review is `reviewPullRequest`.
  *
  * On Gitea Actions and Forgejo Actions (`GITEA_ACTIONS`/`FORGEJO_ACTIONS`, see
  * `platforms/gitea/action-event.ts`) the same variables name the Gitea instance
@@ -27,6 +27,10 @@ import { parseActionEvent } from '../platforms/github/action-event.js';
 import type { PlatformName } from '../platforms/types.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { commandMessage, reviewOutputs, writeOutputs, writeSummary } from './outputs.js';
+import { FAIL_ON_EXIT_CODE } from '../cli/fail-on.js';
+import { isSeverity, type Severity } from '../review/severity/severity.js';
+import { failsAt, verdictText } from '../review/severity/verdict.js';
+import type { Verdict } from '../review/types.js';
 
 /** README section a fork's failure points to. */
 export const FORK_HELP =
@@ -104,6 +108,30 @@ export function reviewEnv(env: NodeJS.ProcessEnv, platform: PlatformName = 'gith
   return out;
 }
 
+/**
+ * The `fail_on` input (CONTRACT §21): a severity P0–P3 (any case), or undefined when empty.
+ * @throws SetupError for anything else.
+ */
+export function failOnInput(env: NodeJS.ProcessEnv): Severity | undefined {
+  const value = input(env, 'fail_on').toUpperCase();
+  if (value === '') return undefined;
+  if (!isSeverity(value)) throw new SetupError(`the fail_on input must be P0, P1, P2 or P3, not "${value}"`);
+  return value;
+}
+
+/**
+ * Exit code 3 with an `::error::` naming the verdict when `failOn` fails it (CONTRACT §21), else 0.
+ */
+function failOnVerdict(
+  verdict: Verdict | undefined,
+  failOn: Severity | undefined,
+  say: (kind: 'error', text: string) => void,
+): number {
+  if (!failOn || !failsAt(verdict, failOn)) return 0;
+  say('error', `verdict ${verdictText(verdict!)}: an open finding is at or above ${failOn} (fail_on)`);
+  return FAIL_ON_EXIT_CODE;
+}
+
 /** Reads and parses `GITHUB_EVENT_PATH`. @throws SetupError when it is missing or not JSON. */
 function readEvent(env: NodeJS.ProcessEnv): unknown {
   const file = env.GITHUB_EVENT_PATH;
@@ -118,7 +146,8 @@ function readEvent(env: NodeJS.ProcessEnv): unknown {
 
 /**
  * Runs the Action; returns the process exit code (0 reviewed or skipped, 1 the review failed or the
- * pull request comes from a fork, 2 a set-up problem). Writes `::error::`/`::notice::` commands and
+ * pull request comes from a fork, 2 a set-up problem, 3 `fail_on` and the verdict counts an open
+ * finding at or above it). Writes `::error::`/`::notice::` commands and
  * the review text to `stdout`, progress to stderr.
  */
 export async function runAction(
@@ -171,6 +200,7 @@ export async function runAction(
     const dryRun = /^true$/i.test(input(env, 'dry_run'));
     const prompt = input(env, 'prompt');
     const configFile = input(env, 'config_file');
+    const failOn = failOnInput(env);
     resumeToken = randomBytes(16).toString('hex');
     stdout.write(`::stop-commands::${resumeToken}\n`);
     const review = await reviewPullRequest(
@@ -198,7 +228,7 @@ export async function runAction(
         env.GITHUB_STEP_SUMMARY,
         `## reviewbot\n\n${message[0]!.toUpperCase()}${message.slice(1)}.`,
       );
-      return 0;
+      return failOnVerdict(result.verdict, failOn, say);
     }
     stdout.write(
       formatReview(result, {
@@ -213,7 +243,7 @@ export async function runAction(
     for (const warning of result.warnings) say('warning', warning);
     writeOutputs(env.GITHUB_OUTPUT, reviewOutputs(result, review.posted, false));
     writeSummary(env.GITHUB_STEP_SUMMARY, `## reviewbot\n\n${result.body}`);
-    return 0;
+    return failOnVerdict(result.verdict, failOn, say);
   } catch (error) {
     say('error', describeError(error));
     return error instanceof ReviewbotError ? error.exitCode : 1;

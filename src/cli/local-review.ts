@@ -19,6 +19,8 @@ import type { SecretMasker } from '../secrets.js';
 import { buildRunner } from './build-runner.js';
 import { printReview } from './print-review.js';
 import { REVIEWBOT_VERSION } from './version.js';
+import { failOnExitCode } from './fail-on.js';
+import type { Severity } from '../review/severity/severity.js';
 
 /** Options of a local review. */
 export interface LocalReviewOptions {
@@ -29,6 +31,8 @@ export interface LocalReviewOptions {
   config?: string;
   /** Directory inside the repository; default `process.cwd()`. */
   cwd?: string;
+  /** `--fail-on` (CONTRACT §21): exit 3 when the verdict counts a finding at or above it. */
+  failOn?: Severity;
 }
 
 /** Dependencies of a local review. */
@@ -56,7 +60,7 @@ function emptyResult(changes: LocalChanges): ExecuteReviewResult {
 
 /**
  * Runs a local review and prints it in `options.format`; returns the exit code (0: reviewed, with
- * or without findings).
+ * or without findings; 3: `failOn` and the verdict counts a finding at or above it).
  * @throws UsageError (not a repository, unknown base), ConfigError, AgentError, GitError.
  */
 export async function runLocalReview(options: LocalReviewOptions, deps: LocalReviewDeps): Promise<number> {
@@ -126,5 +130,5 @@ export async function runLocalReview(options: LocalReviewOptions, deps: LocalRev
       postedLine: 'Not posted (--local).',
     });
   }
-  return 0;
+  return failOnExitCode(result.verdict, options.failOn);
 }

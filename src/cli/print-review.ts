@@ -5,6 +5,8 @@
  */
 import { styleText } from 'node:util';
 import { formatCost, skippedByReason } from '../review/receipt.js';
+import { atOrAbove } from '../review/severity/severity.js';
+import { verdictText } from '../review/severity/verdict.js';
 import type { ExecuteReviewResult, Finding, ReviewReceipt } from '../review/types.js';
 
 type Style = Parameters<typeof styleText>[0];
@@ -43,10 +45,15 @@ export function formatReview(result: ExecuteReviewResult, options: PrintOptions)
     out.push(c('yellow', `Full review: ${memory.reason}`), '');
   }
   out.push(c(['bold', 'underline'], 'Summary'), indent(result.summary.trim() || '(no summary)', '  '), '');
+  if (result.verdict) {
+    const style: Style = result.verdict.status === 'blocking' ? ['red', 'bold'] : 'bold';
+    out.push(c(style, `Verdict: ${verdictText(result.verdict)}`), '');
+  }
   const section = (heading: string, items: Finding[]): void => {
     out.push(c(['bold', 'underline'], `${heading} (${items.length})`));
     for (const f of items) {
-      out.push(`  ${c(['cyan', 'bold'], location(f))} ${c('dim', `(${f.side})`)}`);
+      const badge = c(atOrAbove(f.severity, 'P1') ? ['red', 'bold'] : 'bold', `[${f.severity}]`);
+      out.push(`  ${badge} ${c(['cyan', 'bold'], location(f))} ${c('dim', `(${f.side})`)}`);
       out.push(indent(f.body.trim(), '    '));
       if (f.suggestion !== undefined) {
         out.push(c('green', '    suggestion:'), c('green', indent(f.suggestion, '      │ ')));
@@ -59,6 +66,8 @@ export function formatReview(result: ExecuteReviewResult, options: PrintOptions)
   if (result.rejected.length > 0) section('Notes not in the diff', result.rejected);
   if (result.repeats && result.repeats.length > 0)
     section('Raised in an earlier review, not repeated', result.repeats);
+  if (result.belowThreshold && result.belowThreshold.length > 0)
+    section('Below review.min_severity, not posted', result.belowThreshold);
   const seconds = (result.durationMs / 1000).toFixed(1);
   out.push(
     c(

@@ -60,6 +60,12 @@ program
     ).choices(['lifecycle', 'request']),
   )
   .addOption(
+    new Option(
+      '--fail-on <severity>',
+      'exit 3 when the verdict counts an open finding at or above this severity (also with --local)',
+    ).choices(['P0', 'P1', 'P2', 'P3']),
+  )
+  .addOption(
     new Option('--format <format>', 'output format (sarif: with --local only)').choices([
       'text',
       'json',
@@ -88,6 +94,9 @@ program
         : {}),
       ...(typeof opts.config === 'string' ? { config: opts.config } : {}),
       ...(opts.trigger === 'lifecycle' || opts.trigger === 'request' ? { trigger: opts.trigger } : {}),
+      ...(opts.failOn === 'P0' || opts.failOn === 'P1' || opts.failOn === 'P2' || opts.failOn === 'P3'
+        ? { failOn: opts.failOn }
+        : {}),
     });
   });
 

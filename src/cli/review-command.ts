@@ -17,6 +17,7 @@ import { postReview, type PostedReview } from '../review/post-review.js';
 import { SecretMasker, secretValues } from '../secrets.js';
 import { failureReason } from '../jobs/run-job.js';
 import { createJobProgress, failureReport, progressTarget, reviewReport } from '../jobs/progress.js';
+import { showVerdictGate } from '../jobs/gate.js';
 import { buildPlatform } from './build-platform.js';
 import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { buildRunner } from './build-runner.js';
@@ -25,6 +26,8 @@ import { misplacedRulesWarning } from './misplaced-rules.js';
 import { parsePrRef, type PrRef } from './parse-pr-ref.js';
 import { printReview } from './print-review.js';
 import { createProgressPrinter } from './progress.js';
+import { failOnExitCode } from './fail-on.js';
+import type { Severity } from '../review/severity/severity.js';
 
 /** Output formats of `reviewbot review --format` (`sarif` only with `--local`). */
 export type ReviewOutputFormat = 'text' | 'json' | 'sarif';
@@ -50,6 +53,11 @@ export interface ReviewCommandOptions {
    * `request` (default) like a person asking.
    */
   trigger?: ReviewTrigger;
+  /**
+   * `--fail-on`: exit 3 (after printing or posting) when the verdict counts an open finding at or
+   * above this severity (CONTRACT §21).
+   */
+  failOn?: Severity;
 }
 
 /** The accepted forms of `<ref>`, as said by every usage error about it (CONTRACT §2). */
@@ -191,8 +199,16 @@ export async function reviewPullRequest(
 
     outcome.result.warnings = [...warnings, ...outcome.result.warnings];
 
-    // A redundant lifecycle trigger posts nothing, not even a "Nothing to review" comment (§13).
-    if (outcome.skipped) return { ref, pullRequest, outcome };
+    const gate = { platform, setting: options.dryRun ? 'off' : config.review.gate, masker, logger } as const;
+    const reviewer = config.reviewer.bot_username;
+    // A redundant lifecycle trigger posts nothing, not even a "Nothing to review" comment (§13);
+    // a new head with nothing to review still gets the gate of its open findings (§21).
+    if (outcome.skipped) {
+      if (outcome.result.incremental?.mode === 'incremental') {
+        await showVerdictGate(gate, pullRequest, outcome.result.verdict, reviewer ? { reviewer } : {});
+      }
+      return { ref, pullRequest, outcome };
+    }
     if (!options.dryRun) {
       progressEvent({ type: 'phase', phase: 'filter', message: 'posting the review' });
       posted = await postReview(
@@ -206,6 +222,10 @@ export async function reviewPullRequest(
         phase: 'filter',
         message: `posted ${posted.kind}: ${posted.posted.url}`,
       });
+      await showVerdictGate(gate, outcome.pullRequest, outcome.result.verdict, {
+        url: posted.posted.url,
+        ...(reviewer ? { reviewer } : {}),
+      });
     }
   } catch (error) {
     await progress.finish('failure', failureReport('reviewer', failureReason(error, masker)));
@@ -217,7 +237,10 @@ export async function reviewPullRequest(
   return { ref, pullRequest, outcome, ...(posted ? { posted } : {}) };
 }
 
-/** Runs the review command; returns the exit code (0 ok, 1 runtime failure, 2 usage/config error). */
+/**
+ * Runs the review command; returns the exit code (0 ok, 1 runtime failure, 2 usage/config error,
+ * 3 `--fail-on` and the verdict counts an open finding at or above it).
+ */
 export async function runReviewCommand(
   options: ReviewCommandOptions,
   env: NodeJS.ProcessEnv = process.env,
@@ -239,6 +262,7 @@ export async function runReviewCommand(
           ...(options.base !== undefined ? { base: options.base } : {}),
           ...(options.prompt ? { prompt: options.prompt } : {}),
           ...(options.config ? { config: options.config } : {}),
+          ...(options.failOn ? { failOn: options.failOn } : {}),
         },
         { env, logger, masker, onEvent: progress },
       );
@@ -256,7 +280,7 @@ export async function runReviewCommand(
         postedLine: posted ? `Posted as a ${posted.kind}: ${posted.posted.url}` : 'Not posted (--dry-run).',
       });
     }
-    return 0;
+    return failOnExitCode(outcome.result.verdict, options.failOn);
   } catch (error) {
     const code = error instanceof ReviewbotError ? error.exitCode : 1;
     process.stderr.write(`reviewbot: ${masker.mask(describeError(error))}\n`);

@@ -60,6 +60,9 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   bind('REVIEW_MAX_COST_USD', 'review.max_cost_usd', 'number'),
   bind('REVIEW_PROGRESS', 'review.progress'),
   bind('EVAL_JUDGE_MODEL', 'eval.judge_model'),
+  bind('REVIEW_MIN_SEVERITY', 'review.min_severity'),
+  bind('REVIEW_GATE', 'review.gate'),
+  bind('REVIEW_BLOCK_ON', 'review.block_on'),
   bind('STORE_URL', 'store.url'),
   bind('STORE_KEY_TTL_SECONDS', 'store.key_ttl_seconds', 'int'),
 ];

@@ -11,6 +11,9 @@ import { accessEntryProblem } from './access.js';
 /** Lifecycle events that can start a review automatically (`reviewer.triggers`). */
 export const TRIGGERS = ['pr_opened', 'pr_push', 'pr_reopened', 'pr_ready_for_review'] as const;
 
+/** Severities of `review.min_severity` and `review.block_on`, most severe first (CONTRACT §21). */
+export const SEVERITY_NAMES = ['P0', 'P1', 'P2', 'P3'] as const;
+
 /** Sandbox modes of `agent.sandbox` (CONTRACT §16). */
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
 
@@ -177,6 +180,12 @@ export const rawConfigSchema = z.strictObject({
       max_cost_usd: z.number().gt(0).optional(),
       /** §18: `status` shows a job's progress next to the head commit; `off` shows nothing. */
       progress: z.enum(['status', 'off']).default('status'),
+      /** §21: findings less severe than this are not posted (counted in the receipt). */
+      min_severity: z.enum(SEVERITY_NAMES).default('P3'),
+      /** §21: `on` posts the verdict as the `reviewbot/verdict` status next to the head commit. */
+      gate: z.enum(['off', 'on']).default('off'),
+      /** §21: the verdict is blocking when an open finding is at or above this severity. */
+      block_on: z.enum(SEVERITY_NAMES).default('P1'),
     })
     .prefault({}),
   eval: z

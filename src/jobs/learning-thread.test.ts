@@ -28,7 +28,7 @@ import { processLearningCommand } from './learning-job.js';
 
 const TOKEN = 'learning-thread-token-that-must-never-leak';
 const REPO = 'acme/widgets';
-const FINDING = `Check this bound.\n\n${renderFindingMarker({ fp: '0123456789abcdef', side: 'RIGHT', n: 1 })}`;
+const FINDING = `Check this bound.\n\n${renderFindingMarker({ fp: '0123456789abcdef', side: 'RIGHT', n: 1, severity: 'P2' })}`;
 
 let root: string;
 let scenario: DiffScenario;

@@ -55,7 +55,7 @@ describe('REVIEWER job', () => {
         modified.path,
         line,
         expect.stringMatching(
-          /^Name this magic number\.\n\n<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 -->$/,
+          /^\*\*P2\*\* Name this magic number\.\n\n<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 sev=P2 -->$/,
         ),
       ],
     ]);
@@ -115,5 +115,65 @@ describe('REVIEWER job', () => {
     expect(request.messages.at(-1)?.text).toContain('No extra instructions were given');
     const posted = fx.github.issueComments.slice(before);
     expect(posted.map((c) => c.body)).toEqual([expect.stringContaining('Automatic review: fine.')]);
+  });
+
+  it('with review.gate on, the verdict is the reviewbot/verdict status; an override turns it green (§21)', async () => {
+    const modified = fx.scenario.files[SCENARIO_PATHS.modified]!;
+    fx.ctx.config.review.gate = 'on';
+    fx.llm.setScript([
+      {
+        toolCalls: [
+          {
+            name: 'submit_review',
+            input: {
+              summary: 'A crash.',
+              comments: [
+                {
+                  path: modified.path,
+                  line: modified.added.at(-1)!,
+                  body: 'Crashes on start.',
+                  severity: 'P0',
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+    const gate = () => fx.github.statuses.filter((s) => s.context === 'reviewbot/verdict');
+    const payload = makePayload(
+      'reviewer',
+      'again',
+      fx.comment({ commentId: '9101', body: '@rb-review again' }),
+    );
+    expect(await runJob(payload, fx.ctx)).toEqual({ status: 'succeeded' });
+    expect(fx.github.reviews.at(-1)!.body).toMatch(/A crash\.\n\n\*\*Verdict:\*\* blocking — P0 ×1/);
+    expect(gate().at(-1)).toMatchObject({
+      state: 'failure',
+      description: expect.stringMatching(/^blocking — P0 ×1/),
+    });
+
+    const calls = fx.llm.requests.length;
+    const override = makePayload(
+      'reviewer',
+      'override known crash, fixed in #12',
+      fx.comment({ commentId: '9102', body: '@rb-review override known crash, fixed in #12' }),
+    );
+    expect(await runJob(override, fx.ctx)).toEqual({ status: 'succeeded' });
+    expect(fx.llm.requests).toHaveLength(calls);
+    expect(gate().at(-1)).toMatchObject({
+      state: 'success',
+      description: 'overridden by @alice: known crash, fixed in #12',
+      target_url: expect.stringMatching(/pull\/7$/),
+    });
+    expect(fx.github.issueComments.at(-1)!.body).toContain('gate is green for');
+    expect(fx.github.violations).toEqual([]);
+
+    // With the gate off, an override only answers.
+    fx.ctx.config.review.gate = 'off';
+    const before = gate().length;
+    expect(await runJob(override, fx.ctx)).toEqual({ status: 'succeeded' });
+    expect(gate()).toHaveLength(before);
+    expect(fx.github.issueComments.at(-1)!.body).toContain('the `reviewbot/verdict` gate is off');
   });
 });

@@ -14,6 +14,7 @@ import {
   type JobContext,
 } from './job-context.js';
 import { progressTarget } from './progress.js';
+import { showVerdictGate } from './gate.js';
 import { acquireLearningsStore } from './learning-job.js';
 import { replyTargetOf } from './reply-target.js';
 import { sessionKeyOf, type JobPayload } from './types.js';
@@ -28,7 +29,8 @@ export interface ReviewerJobOutcome {
 /**
  * Runs a REVIEWER job: loads the session's conversation, reviews the pull request with the
  * mention's prompt (empty for lifecycle triggers) and the earlier messages as history, posts the
- * result (`postReview`; a plain comment goes into the mention's thread), saves the conversation
+ * result (`postReview`; a plain comment goes into the mention's thread), shows its verdict as the
+ * gate (`review.gate: on`, §21), saves the conversation
  * (session id + messages) and records the agent's tokens.
  * @throws ReviewbotError when the comment's platform is not enabled; AuthError / PlatformError /
  *   GitError / AgentError from reviewing or posting (nothing is saved then).
@@ -66,7 +68,19 @@ export async function processReviewerComment(
     onReviewing: (pr) => ctx.progress?.start(progressTarget(pr)),
     learnings: { store: learnings.store, allowedUsers: ctx.config.access.allowed_users },
   }).finally(() => learnings.release());
+  const gate = {
+    platform,
+    setting: ctx.config.review.gate,
+    masker: ctx.masker,
+    logger: ctx.logger,
+  };
+  const reviewer = ctx.config.reviewer.bot_username;
   if (review.skipped) {
+    // A new head with nothing to review gets the gate of its open findings (§21); the reviewed
+    // head keeps its own (an override stays).
+    if (review.result.incremental?.mode === 'incremental') {
+      await showVerdictGate(gate, review.pullRequest, review.result.verdict, reviewer ? { reviewer } : {});
+    }
     ctx.logger.info(
       { headSha: review.commitSha },
       'nothing new to review since the last review; nothing posted',
@@ -80,6 +94,10 @@ export async function processReviewerComment(
     { kind: posted.kind, url: posted.posted.url, findings: review.result.findings.length },
     'review posted',
   );
+  await showVerdictGate(gate, review.pullRequest, review.result.verdict, {
+    url: posted.posted.url,
+    ...(reviewer ? { reviewer } : {}),
+  });
   await ctx.store.save(key, {
     // No agent ran (e.g. every changed file skipped): keep the session a next mention resumes.
     sessionId: review.result.sessionId || previous?.sessionId || '',

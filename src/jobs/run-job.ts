@@ -13,6 +13,7 @@ import { processApplyCommand } from './apply/apply-job.js';
 import { parseApplyCommand } from './apply/command.js';
 import { processLearningCommand } from './learning-job.js';
 import { placeInThread } from './place-in-thread.js';
+import { parseOverrideCommand, processOverrideCommand } from './override-job.js';
 import { createJobProgress, failureReport, reviewReport, type JobProgress } from './progress.js';
 import { replyTargetOf } from './reply-target.js';
 import { processReviewerComment } from './reviewer-job.js';
@@ -85,13 +86,16 @@ export async function runJob(payload: JobPayload, ctx: JobContext): Promise<JobR
   const jobCtx: JobContext = { ...ctx, logger, ...(progress ? { progress } : {}) };
   logger.info({ eventType: comment.eventType, enqueuedAt: payload.enqueuedAt }, 'job started');
   try {
-    // §20: a REVIEWER mention starting with learn/remember/forget is a command, not a review.
+    // §20: a REVIEWER mention starting with learn/remember/forget is a command, not a review;
+    // §21: so is `override <reason>`.
     const command = payload.botType === 'reviewer' ? parseLearningCommand(payload.prompt) : undefined;
+    const override = payload.botType === 'reviewer' ? parseOverrideCommand(payload.prompt) : undefined;
     // A mention in an inline thread the event did not name is answered in that thread (a learning
     // command places itself).
     if (!command && platform) comment = await placeInThread(platform, comment, logger);
     const placed: JobPayload = { ...payload, comment };
     if (command) await processLearningCommand(payload, command, jobCtx);
+    else if (override) await processOverrideCommand(placed, override, jobCtx);
     else if (payload.botType === 'reviewer') {
       const outcome = await processReviewerComment(placed, jobCtx);
       await progress?.finish('neutral', reviewReport(outcome.review.result, outcome.posted?.posted.url));

@@ -7,10 +7,21 @@ import { newLineOfRemoved, toSarif } from './sarif.js';
 const result: ExecuteReviewResult = {
   summary: 'ok',
   findings: [
-    { path: 'a b/ü.ts', line: 4, startLine: 2, side: 'RIGHT', body: 'range', suggestion: 'x();' },
-    { path: 'a b/ü.ts', line: 3, side: 'LEFT', body: 'removed' },
+    {
+      path: 'a b/ü.ts',
+      line: 4,
+      startLine: 2,
+      side: 'RIGHT',
+      severity: 'P1' as const,
+      confidence: 0.8,
+      body: 'range',
+      suggestion: 'x();',
+    },
+    { path: 'a b/ü.ts', line: 3, side: 'LEFT', severity: 'P2' as const, confidence: null, body: 'removed' },
   ],
-  rejected: [{ path: 'c.ts', line: 40, side: 'RIGHT', body: 'elsewhere' }],
+  rejected: [
+    { path: 'c.ts', line: 40, side: 'RIGHT', severity: 'P3' as const, confidence: null, body: 'elsewhere' },
+  ],
   body: '',
   sessionId: 's',
   model: 'm',
@@ -34,9 +45,10 @@ describe('toSarif', () => {
     expect(sarifErrors(log)).toEqual([]);
     const run = log.runs[0]!;
     expect(run.originalUriBaseIds).toEqual({ SRCROOT: { uri: 'file:///repo%20dir/' } });
+    // Levels by severity (§21): P1 error, P2 warning, P3 note.
     expect(run.results.map((r) => [r.level, r.locations![0]!.physicalLocation])).toEqual([
       [
-        'warning',
+        'error',
         {
           artifactLocation: { uri: 'a%20b/%C3%BC.ts', uriBaseId: 'SRCROOT' },
           region: { startLine: 2, endLine: 4 },
@@ -53,6 +65,11 @@ describe('toSarif', () => {
         'note',
         { artifactLocation: { uri: 'c.ts', uriBaseId: 'SRCROOT' }, region: { startLine: 40, endLine: 40 } },
       ],
+    ]);
+    expect(run.results.map((r) => [r.properties.severity, r.properties.confidence])).toEqual([
+      ['P1', 0.8],
+      ['P2', null],
+      ['P3', null],
     ]);
     expect(run.invocations[0]).toMatchObject({
       toolExecutionNotifications: [{ message: { text: 'model x is deprecated' } }],
@@ -81,10 +98,40 @@ describe('toSarif with odd lines and paths (notes not in the diff)', () => {
   it('a line that is not an integer >= 1 gives a file-level location (no region), valid SARIF', () => {
     const log = toSarif(
       odd([
-        { path: 'c.ts', line: 0, side: 'RIGHT', body: 'missing line' },
-        { path: 'c.ts', line: 3.5, side: 'RIGHT', body: 'fraction', suggestion: 'y();' },
-        { path: 'c.ts', line: -2, side: 'LEFT', body: 'negative removed' },
-        { path: 'c.ts', line: 5, startLine: 0.5, side: 'RIGHT', body: 'fractional start' },
+        {
+          path: 'c.ts',
+          line: 0,
+          side: 'RIGHT',
+          severity: 'P2' as const,
+          confidence: null,
+          body: 'missing line',
+        },
+        {
+          path: 'c.ts',
+          line: 3.5,
+          side: 'RIGHT',
+          severity: 'P2' as const,
+          confidence: null,
+          body: 'fraction',
+          suggestion: 'y();',
+        },
+        {
+          path: 'c.ts',
+          line: -2,
+          side: 'LEFT',
+          severity: 'P2' as const,
+          confidence: null,
+          body: 'negative removed',
+        },
+        {
+          path: 'c.ts',
+          line: 5,
+          startLine: 0.5,
+          side: 'RIGHT',
+          severity: 'P2' as const,
+          confidence: null,
+          body: 'fractional start',
+        },
       ]),
       { toolVersion: '1.2.3', files },
     );
@@ -96,7 +143,18 @@ describe('toSarif with odd lines and paths (notes not in the diff)', () => {
 
   it('a start line after the line gives the ordered range, also for the fix', () => {
     const log = toSarif(
-      odd([{ path: 'c.ts', line: 2, startLine: 9, side: 'RIGHT', body: 'reversed', suggestion: 'z();' }]),
+      odd([
+        {
+          path: 'c.ts',
+          line: 2,
+          startLine: 9,
+          side: 'RIGHT',
+          severity: 'P2' as const,
+          confidence: null,
+          body: 'reversed',
+          suggestion: 'z();',
+        },
+      ]),
       { toolVersion: '1.2.3', files },
     );
     expect(sarifErrors(log)).toEqual([]);
@@ -108,10 +166,13 @@ describe('toSarif with odd lines and paths (notes not in the diff)', () => {
   });
 
   it('an empty path gives a result without locations', () => {
-    const log = toSarif(odd([{ path: '', line: 4, side: 'RIGHT', body: 'nowhere' }]), {
-      toolVersion: '1.2.3',
-      files,
-    });
+    const log = toSarif(
+      odd([{ path: '', line: 4, side: 'RIGHT', severity: 'P2' as const, confidence: null, body: 'nowhere' }]),
+      {
+        toolVersion: '1.2.3',
+        files,
+      },
+    );
     expect(sarifErrors(log)).toEqual([]);
     expect(log.runs[0]!.results[0]!.locations).toBeUndefined();
     expect(log.runs[0]!.results[0]!.message.text).toContain('nowhere');

@@ -2,8 +2,9 @@
  * A review as SARIF 2.1.0 (OASIS "Static Analysis Results Interchange Format Version 2.1.0"), the
  * format `github/codeql-action/upload-sarif` and other code-scanning tools read (CONTRACT §17).
  *
- * One `result` per finding: inline findings are `warning`s, findings off the diff ("notes not in
- * the diff") are `note`s with the property `inDiff: false`. Locations are in the working tree's
+ * One `result` per finding, its `level` from its severity (CONTRACT §21: P0 and P1 `error`, P2
+ * `warning`, P3 `note`) and its severity and confidence in its properties; findings off the diff
+ * ("notes not in the diff") have the property `inDiff: false`. The run's properties carry the verdict. Locations are in the working tree's
  * files (`physicalLocation.region.startLine`/`endLine`, 1-based); a finding on a removed line (side
  * LEFT) points at the line of the new file where the removal happened and says so in its message.
  * A finding whose line is not an integer >= 1 gets a file-level location (no `region`), one with an
@@ -12,11 +13,19 @@
  * A suggestion becomes a `fix` replacing the finding's lines.
  */
 import { parsePatch } from '../diff/diff.js';
-import type { ExecuteReviewResult, Finding } from '../review/types.js';
+import type { ExecuteReviewResult, Finding, Severity } from '../review/types.js';
 import type { PullRequestFile } from '../platforms/types.js';
 
 /** `tool.driver.informationUri` of every log. */
 export const TOOL_INFORMATION_URI = 'https://github.com/reviewbot/reviewbot';
+
+/** A result's `level` (§3.27.10) for each severity (CONTRACT §21). */
+export const SARIF_LEVEL: Record<Severity, SarifResult['level']> = {
+  P0: 'error',
+  P1: 'error',
+  P2: 'warning',
+  P3: 'note',
+};
 
 /** The one rule every review finding reports under. */
 export const FINDING_RULE_ID = 'reviewbot/review-finding';
@@ -49,7 +58,7 @@ export interface SarifRun {
 export interface SarifResult {
   ruleId: string;
   ruleIndex: number;
-  level: 'warning' | 'note';
+  level: 'error' | 'warning' | 'note';
   message: { text: string };
   /** Absent when the finding names no file (empty path). */
   locations?: Array<{ physicalLocation: SarifPhysicalLocation }>;
@@ -140,7 +149,7 @@ function toResult(f: Finding, inDiff: boolean, files: Map<string, PullRequestFil
   const result: SarifResult = {
     ruleId: FINDING_RULE_ID,
     ruleIndex: 0,
-    level: inDiff ? 'warning' : 'note',
+    level: SARIF_LEVEL[f.severity],
     message: { text: `${where}${f.body}${suggestion}` },
     // An empty path has no artifact (`uri: ''` names nothing): the result keeps only its message.
     ...(f.path !== ''
@@ -151,6 +160,8 @@ function toResult(f: Finding, inDiff: boolean, files: Map<string, PullRequestFil
       line: f.line,
       ...(f.startLine !== undefined ? { startLine: f.startLine } : {}),
       inDiff,
+      severity: f.severity,
+      confidence: f.confidence,
     },
   };
   if (f.suggestion !== undefined && region && f.path !== '' && !removed && file?.status !== 'removed') {
@@ -225,6 +236,7 @@ export function toSarif(result: ExecuteReviewResult, options: SarifOptions): Sar
           ...(options.mergeBase ? { mergeBase: options.mergeBase } : {}),
           ...(options.headSha ? { headSha: options.headSha } : {}),
           ...(result.receipt ? { receipt: result.receipt } : {}),
+          ...(result.verdict ? { verdict: result.verdict } : {}),
         },
       },
     ],

@@ -224,6 +224,30 @@ export interface ProgressLimits {
   summary: number;
 }
 
+/** Name of the verdict gate's status next to the head commit (CONTRACT §21). */
+export const GATE_STATUS_NAME = 'reviewbot/verdict';
+
+/**
+ * Bitbucket's key of the verdict gate's build status (CONTRACT §21): build status keys are
+ * identifiers, so `reviewbot-verdict` (its `name` is {@link GATE_STATUS_NAME}).
+ */
+export const GATE_BUILD_KEY = 'reviewbot-verdict';
+
+/** What the verdict gate shows (CONTRACT §21): red while the verdict blocks, green otherwise. */
+export interface GateReport {
+  /** `failure` (failure/failed/FAILED) when blocking; `success` (success/SUCCESSFUL/succeeded) otherwise. */
+  state: 'success' | 'failure';
+  /**
+   * One line: the verdict's counts, or who overrode it and why; the caller cuts it to the
+   * platform's `progressLimits.description` and masks secrets in it.
+   */
+  description: string;
+  /** Markdown details (GitHub check run `output.summary`); platforms without a place drop it. */
+  summary?: string;
+  /** A web page about the verdict (the posted review), as the status' link. */
+  url?: string;
+}
+
 /**
  * A code-hosting platform. Methods throw `AuthError` on rejected credentials and `PlatformError`
  * on other API failures (after the HTTP layer's retries, `src/platforms/http/`).
@@ -325,6 +349,15 @@ export interface Platform {
    * @throws AuthError / PlatformError like any other call.
    */
   startProgress?(target: ProgressTarget, report: ProgressReport): Promise<ProgressHandle>;
+  /**
+   * Optional (CONTRACT §21): sets the verdict gate, a status named `reviewbot/verdict` on `target`'s
+   * head commit beside the progress status (GitHub App a completed check run, GitHub token, GitLab
+   * and Gitea a commit status, Bitbucket a build status keyed `reviewbot-verdict`, Azure DevOps a
+   * pull request status `{genre: "reviewbot", name: "verdict"}`); a later call replaces what it
+   * shows. Drive it through `src/jobs/gate.ts`, never directly.
+   * @throws AuthError / PlatformError like any other call.
+   */
+  setGateStatus?(target: ProgressTarget, report: GateReport): Promise<void>;
   /**
    * Optional (CONTRACT §20): every reaction on comment `target` (all pages), e.g. to find the
    * thumbs-down that dismisses a bot finding. GitHub: `GET /repos/{o}/{r}/pulls/comments/{id}/reactions`

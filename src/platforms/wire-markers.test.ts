@@ -4,7 +4,7 @@ import { fromWire, toWire } from './wire-markers.js';
 
 const HEAD = 'a'.repeat(40);
 const REVIEW = `<!-- reviewbot:review head=${HEAD} at=2026-11-26T10:00:00.000Z -->`;
-const FINDING = '<!-- reviewbot:finding fp=0123456789abcdef side=RIGHT n=2 -->';
+const FINDING = '<!-- reviewbot:finding fp=0123456789abcdef side=RIGHT n=2 sev=P1 -->';
 
 describe('Bitbucket marker wire form', () => {
   it('posts the trailing marker as a link reference definition after a blank line, no HTML comment', () => {
@@ -12,7 +12,7 @@ describe('Bitbucket marker wire form', () => {
     expect(wire).toBe(`Summary.\n\n[//]: # (reviewbot:review head=${HEAD} at=2026-11-26T10:00:00.000Z)`);
     expect(wire).not.toContain('<!--');
     expect(toWire(`Finding.\n${FINDING}`)).toBe(
-      'Finding.\n\n[//]: # (reviewbot:finding fp=0123456789abcdef side=RIGHT n=2)',
+      'Finding.\n\n[//]: # (reviewbot:finding fp=0123456789abcdef side=RIGHT n=2 sev=P1)',
     );
   });
 
@@ -25,6 +25,7 @@ describe('Bitbucket marker wire form', () => {
       fp: '0123456789abcdef',
       side: 'RIGHT',
       n: 2,
+      severity: 'P1',
     });
   });
 

@@ -11,7 +11,8 @@ import type { PartPlan } from './parts.js';
 import { buildReceipt, cappedNotice, failedPartsNotice, renderReceipt } from './receipt.js';
 import type { PartsOutcome } from './run-parts.js';
 import type { TriageResult } from './triage.js';
-import type { ExecuteReviewResult, Finding } from './types.js';
+import { severityFactsOf } from './severity/receipt-facts.js';
+import type { ExecuteReviewResult, Finding, Verdict } from './types.js';
 import type { UsageMeter } from './usage-meter.js';
 
 /** Input of `assembleReview`. */
@@ -47,6 +48,10 @@ export interface SettledFindings {
   rejected: Finding[];
   repeats: Finding[];
   extras: Required<ReviewBodyExtras>;
+  /** §21: findings less severe than `review.min_severity` (not posted). */
+  belowThreshold?: Finding[];
+  /** §21: the verdict over the pull request's open findings. */
+  verdict?: Verdict;
 }
 
 /** Sum of `pick` over the parts that ran. */
@@ -117,7 +122,7 @@ export async function assembleReview(input: AssembleInput): Promise<{
         inlineMarkers: [],
         rejected: filteredRejected,
         repeats: [],
-        extras: { before: [], after: [], markers: [] },
+        extras: { before: [], afterSummary: [], after: [], markers: [] },
       };
   const { kept, rejected } = settled;
   input.onPhase(
@@ -139,6 +144,7 @@ export async function assembleReview(input: AssembleInput): Promise<{
     notReviewed,
     notReviewedReasons,
     capped: meter.capped,
+    findings: severityFactsOf(kept, rejected, settled.belowThreshold),
   });
   const summary =
     outcome.results.length === 0
@@ -151,6 +157,7 @@ export async function assembleReview(input: AssembleInput): Promise<{
   if (failed > 0) before.push(failedPartsNotice(failed, outcome.results.length));
   const bodyExtras: Required<ReviewBodyExtras> = {
     before: [...settled.extras.before, ...before],
+    afterSummary: settled.extras.afterSummary,
     after: [...settled.extras.after, renderReceipt(receipt)],
     markers: settled.extras.markers,
   };
@@ -166,6 +173,8 @@ export async function assembleReview(input: AssembleInput): Promise<{
     warnings: [...meter.warnings],
     receipt,
     repeats: settled.repeats,
+    ...(settled.belowThreshold ? { belowThreshold: settled.belowThreshold } : {}),
+    ...(settled.verdict ? { verdict: settled.verdict } : {}),
   };
   const inlineBodies = kept.map((f, i) =>
     [render(f), settled.inlineMarkers[i] ?? ''].filter((part) => part !== '').join('\n\n'),

@@ -9,6 +9,8 @@ const finding = (overrides: Partial<Finding>): Finding => ({
   line: 12,
   side: 'RIGHT',
   body: 'Off by one.',
+  severity: 'P2',
+  confidence: null,
   ...overrides,
 });
 
@@ -18,26 +20,31 @@ const githubSuggestion = (text: string, lines: number): string =>
 
 describe('renderInlineBody', () => {
   it.each<{ name: string; input: Partial<Finding>; expected: string }>([
-    { name: 'body only, trimmed', input: { body: '  Off by one.\n' }, expected: 'Off by one.' },
+    { name: 'body only, trimmed', input: { body: '  Off by one.\n' }, expected: '**P2** Off by one.' },
+    {
+      name: 'the severity opens the first line (§21)',
+      input: { severity: 'P0', body: 'Drops the table.\nSee the migration.' },
+      expected: '**P0** Drops the table.\nSee the migration.',
+    },
     {
       name: 'single-line suggestion',
       input: { suggestion: 'i < n' },
-      expected: 'Off by one.\n\n```suggestion\ni < n\n```<!-- 1 -->',
+      expected: '**P2** Off by one.\n\n```suggestion\ni < n\n```<!-- 1 -->',
     },
     {
       name: 'multi-line suggestion replaces startLine..line',
       input: { startLine: 10, suggestion: 'a\nb' },
-      expected: 'Off by one.\n\n```suggestion\na\nb\n```<!-- 3 -->',
+      expected: '**P2** Off by one.\n\n```suggestion\na\nb\n```<!-- 3 -->',
     },
     {
       name: 'LEFT suggestion is never rendered',
       input: { side: 'LEFT', suggestion: 'x' },
-      expected: 'Off by one.',
+      expected: '**P2** Off by one.',
     },
     {
       name: 'suggestion without body',
       input: { body: ' ', suggestion: 'x' },
-      expected: '```suggestion\nx\n```<!-- 1 -->',
+      expected: '**P2**\n\n```suggestion\nx\n```<!-- 1 -->',
     },
   ])('$name', ({ input, expected }) => {
     expect(renderInlineBody(finding(input), githubSuggestion)).toBe(expected);
@@ -59,6 +66,20 @@ describe('buildReviewBody', () => {
     expect(buildReviewBody('', [])).toBe('');
   });
 
+  it('puts the verdict line right under the summary, before the notes (§21)', () => {
+    const body = buildReviewBody('Summary.', [finding({})], {
+      before: ['Notice.'],
+      afterSummary: ['**Verdict:** non-blocking — P2 ×1'],
+      after: ['Receipt.'],
+    });
+    expect(body.split('\n\n').slice(0, 4)).toEqual([
+      'Notice.',
+      'Summary.',
+      '**Verdict:** non-blocking — P2 ×1',
+      '### Additional notes (not in diff)',
+    ]);
+  });
+
   it('lists rejected findings under "Additional notes (not in diff)" with path:line (side)', () => {
     const body = buildReviewBody('Summary.', [
       finding({}),
@@ -68,6 +89,7 @@ describe('buildReviewBody', () => {
         startLine: 18,
         side: 'LEFT',
         body: 'Removed guard.\nWas it needed?',
+        severity: 'P1',
       }),
       finding({ path: 'src/c.ts', line: 0, body: 'Whole file: consider splitting.' }),
       finding({ path: '', line: 0, body: 'General remark.' }),
@@ -78,14 +100,14 @@ describe('buildReviewBody', () => {
         '',
         '### Additional notes (not in diff)',
         '',
-        '- `src/a.ts:12` (RIGHT): Off by one.',
+        '- **P2** `src/a.ts:12` (RIGHT): Off by one.',
         '',
-        '- `src/b.ts:18-20` (LEFT): Removed guard.',
+        '- **P1** `src/b.ts:18-20` (LEFT): Removed guard.',
         '  Was it needed?',
         '',
-        '- `src/c.ts` (RIGHT): Whole file: consider splitting.',
+        '- **P2** `src/c.ts` (RIGHT): Whole file: consider splitting.',
         '',
-        '- `general` (RIGHT): General remark.',
+        '- **P2** `general` (RIGHT): General remark.',
       ].join('\n'),
     );
   });
@@ -96,7 +118,7 @@ describe('buildReviewBody', () => {
       [
         '### Additional notes (not in diff)',
         '',
-        '- `src/a.ts:12` (RIGHT): Off by one.',
+        '- **P2** `src/a.ts:12` (RIGHT): Off by one.',
         '',
         '  Suggested replacement:',
         '',
@@ -110,7 +132,7 @@ describe('buildReviewBody', () => {
   it('keeps a body with its own code fence inside the list item', () => {
     const body = buildReviewBody('', [finding({ body: 'Use:\n\n```ts\nx();\n```' })]);
     expect(body.split('\n').slice(2)).toEqual([
-      '- `src/a.ts:12` (RIGHT): Use:',
+      '- **P2** `src/a.ts:12` (RIGHT): Use:',
       '',
       '  ```ts',
       '  x();',

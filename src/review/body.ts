@@ -12,6 +12,7 @@ import type { Finding } from './types.js';
 import { codeSpan, fencedBlock } from '../diff/markdown.js';
 import { neutraliseMentions } from '../diff/mentions.js';
 import { neutraliseMarkers } from './memory/markers.js';
+import { severityBadge, withSeverityBadge } from './severity/severity.js';
 
 /** Heading of the section that lists rejected findings in the review body (CONTRACT §7). */
 export const ADDITIONAL_NOTES_HEADING = 'Additional notes (not in diff)';
@@ -24,7 +25,8 @@ export function lineCountOf(finding: Pick<Finding, 'line' | 'startLine'>): numbe
 }
 
 /**
- * The Markdown body of one inline comment: the finding's trimmed body, then, for a RIGHT-side
+ * The Markdown body of one inline comment: the finding's severity badge (`**P1**`, §21) and its
+ * trimmed body, then, for a RIGHT-side
  * finding with a suggestion, the suggestion in the platform's syntax after a blank line. A LEFT-side
  * suggestion is never rendered (it would suggest changing the old file). Marker-shaped text is
  * neutralised (`neutraliseMarkers`), and so are mentions outside code (`neutraliseMentions`: the
@@ -39,7 +41,7 @@ export function renderInlineBody(
 ): string {
   const parts: string[] = [];
   const body = finding.body.trim();
-  if (body.length > 0) parts.push(body);
+  parts.push(withSeverityBadge(body, finding.severity));
   if (finding.suggestion !== undefined && finding.side === 'RIGHT') {
     parts.push(renderSuggestion(finding.suggestion, lineCountOf(finding)));
   }
@@ -65,7 +67,7 @@ function indentRest(text: string): string {
 }
 
 function renderNote(finding: Finding): string {
-  const head = `- ${codeSpan(locationOf(finding))} (${finding.side})`;
+  const head = `- ${severityBadge(finding.severity)} ${codeSpan(locationOf(finding))} (${finding.side})`;
   const body = finding.body.trim();
   const lines = [body.length > 0 ? `${head}: ${indentRest(body)}` : head];
   if (finding.suggestion !== undefined && finding.side === 'RIGHT') {
@@ -94,6 +96,7 @@ export function buildReviewBody(summary: string, rejected: Finding[], extras: Re
   for (const part of extras.before ?? []) if (part.trim().length > 0) sections.push(part.trim());
   const trimmed = summary.trim();
   if (trimmed.length > 0) sections.push(trimmed);
+  for (const part of extras.afterSummary ?? []) if (part.trim().length > 0) sections.push(part.trim());
   if (rejected.length > 0) {
     sections.push(`### ${ADDITIONAL_NOTES_HEADING}`);
     sections.push(rejected.map(renderNote).join('\n\n'));
@@ -112,6 +115,8 @@ export function buildReviewBody(summary: string, rejected: Finding[], extras: Re
  */
 export interface ReviewBodyExtras {
   before?: string[];
+  /** Lines right under the summary, before the notes (the §21 verdict). */
+  afterSummary?: string[];
   after?: string[];
   /** Hidden HTML-comment markers, appended at the very end. */
   markers?: string[];

@@ -35,6 +35,7 @@ import {
 } from './memory/index.js';
 import type { ServerReviewSettings } from './repo-rules.js';
 import { loadReviewLearnings, type ReviewLearningsInput } from './learnings-step.js';
+import { dismissalKeys, earlierVerdict } from './severity/verdict.js';
 import type { ExecuteReviewResult, IncrementalInfo } from './types.js';
 
 /** Phases reported while a review runs. */
@@ -190,7 +191,10 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     if (loaded?.memory.skipAgent) {
       const since = (loaded.memory.plan.info.sinceSha ?? '').slice(0, 12);
       phase('diff', `nothing new to review since ${since}; no agent run`);
-      return skippedOutcome(pullRequest, loaded.memory.plan.info, started);
+      const outcome = skippedOutcome(pullRequest, loaded.memory.plan.info, started);
+      // Nothing to review still has a verdict (§21, `--fail-on`, a new head's gate): memory's open findings.
+      outcome.result.verdict = earlierVerdict(loaded.memory.state.findings, loaded.memory.rules.blockOn);
+      return outcome;
     }
     input.onReviewing?.(pullRequest);
     // §20: dismissals read from the bot's findings, then the repository's learnings.
@@ -333,6 +337,7 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
           complete: coverage.complete,
           prFileDiffs: fileDiffs,
           workspaceDir: workspace.dir,
+          dismissed: dismissalKeys(taught.all),
         });
         if (split.notice) settled.extras.after.push(split.notice);
         return settled;

@@ -37,12 +37,33 @@ const files: PullRequestFile[] = [
 const index = DiffIndex.fromFiles(toFileDiffs(files));
 
 function proposed(overrides: Partial<ProposedComment>): ProposedComment {
-  return { path: 'src/app.ts', line: 11, side: 'RIGHT', body: 'Check this.', ...overrides };
+  return {
+    path: 'src/app.ts',
+    line: 11,
+    side: 'RIGHT',
+    body: 'Check this.',
+    severity: 'P2',
+    confidence: null,
+    ...overrides,
+  };
 }
 
 const suggest = (text: string, lines: number): string => `\`\`\`suggestion lines=${lines}\n${text}\n\`\`\``;
 
 describe('filterFindings: kept or rejected', () => {
+  it('keeps the severity and confidence of each comment (§21)', () => {
+    const result = filterFindings(
+      [
+        proposed({ severity: 'P0', confidence: 0.9 }),
+        proposed({ line: 999, severity: 'P3', confidence: null }),
+      ],
+      index,
+      [],
+    );
+    expect(result.kept).toEqual([expect.objectContaining({ severity: 'P0', confidence: 0.9 })]);
+    expect(result.rejected).toEqual([expect.objectContaining({ severity: 'P3', confidence: null })]);
+  });
+
   it.each<{
     name: string;
     input: Partial<ProposedComment>;
@@ -154,7 +175,15 @@ describe('filterFindings: kept or rejected', () => {
       [],
     );
     expect(result.kept).toEqual([
-      { path: 'src/app.ts', line: 11, side: 'RIGHT', body: '', suggestion: 'x();' },
+      {
+        path: 'src/app.ts',
+        line: 11,
+        side: 'RIGHT',
+        body: '',
+        suggestion: 'x();',
+        severity: 'P2',
+        confidence: null,
+      },
     ]);
     expect(result.rejected).toEqual([]);
   });
@@ -202,7 +231,7 @@ describe('filterFindings: duplicates', () => {
     {
       name: 'posted body includes the rendered suggestion',
       input: { suggestion: 'fixed();' },
-      existing: { body: 'Check this.\n\n```suggestion lines=1\nfixed();\n```' },
+      existing: { body: '**P2** Check this.\n\n```suggestion lines=1\nfixed();\n```' },
       duplicate: true,
     },
     {

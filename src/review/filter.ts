@@ -50,7 +50,14 @@ function resolvePath(path: string, index: DiffIndex): string {
 /** The proposed comment as a Finding: side defaulted, `startLine` dropped when not below `line`. */
 function toFinding(comment: ProposedComment, path: string): Finding {
   const side = comment.side === 'LEFT' ? 'LEFT' : 'RIGHT';
-  const finding: Finding = { path, line: comment.line, side, body: comment.body };
+  const finding: Finding = {
+    path,
+    line: comment.line,
+    side,
+    body: comment.body,
+    severity: comment.severity,
+    confidence: comment.confidence,
+  };
   if (comment.startLine !== undefined && comment.startLine !== comment.line) {
     finding.startLine = comment.startLine;
   }

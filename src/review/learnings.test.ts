@@ -112,8 +112,22 @@ describe('splitDismissed', () => {
     },
   ]);
   const map = new Map(files.map((f) => [f.path, f]));
-  const onX = { path: 'src/a.ts', line: 2, side: 'RIGHT' as const, body: 'x is bad' };
-  const onY = { path: 'src/a.ts', line: 3, side: 'RIGHT' as const, body: 'y is bad' };
+  const onX = {
+    path: 'src/a.ts',
+    line: 2,
+    side: 'RIGHT' as const,
+    body: 'x is bad',
+    severity: 'P2' as const,
+    confidence: null,
+  };
+  const onY = {
+    path: 'src/a.ts',
+    line: 3,
+    side: 'RIGHT' as const,
+    body: 'y is bad',
+    severity: 'P2' as const,
+    confidence: null,
+  };
 
   it('drops findings anchoring the code of a dismissal, whatever their wording', () => {
     const fp = findingMarkerOf({ ...onX, body: 'other words' }, map)!.fp;
@@ -143,7 +157,7 @@ describe('collectDismissals', () => {
       body: `${HOSTILE} Finding ${fp}\n\n<!-- reviewbot:finding fp=${fp} side=RIGHT n=1 -->`,
       ...(commentId ? { commentId } : {}),
     },
-    marker: { fp, side: 'RIGHT', n: 1 },
+    marker: { fp, side: 'RIGHT', n: 1, severity: 'P2' },
   });
   const reactions: Record<string, CommentReaction[]> = {
     '1': [

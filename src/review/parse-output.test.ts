@@ -9,7 +9,9 @@ const REVIEW = {
 const JSON_TEXT = JSON.stringify(REVIEW);
 const EXPECTED: AgentReviewOutput = {
   summary: 'Looks fine overall.',
-  comments: [{ path: 'src/a.ts', line: 12, side: 'RIGHT', body: 'Off by one.' }],
+  comments: [
+    { path: 'src/a.ts', line: 12, side: 'RIGHT', body: 'Off by one.', severity: 'P2', confidence: null },
+  ],
 };
 
 describe('parseReviewOutput: finding the object', () => {
@@ -84,10 +86,24 @@ describe('parseReviewOutput: lenient validation', () => {
     },
     { name: 'line as a "10-12" range', comment: { line: '10-12' }, expected: { line: 12, startLine: 10 } },
     {
-      name: 'unknown keys ignored',
+      name: 'unknown keys ignored, an unknown severity is P2',
       comment: { severity: 'high', category: 'bug' },
-      expected: { severity: undefined },
+      expected: { severity: 'P2', category: undefined },
     },
+    {
+      name: 'no severity → P2, no confidence → null',
+      comment: {},
+      expected: { severity: 'P2', confidence: null },
+    },
+    { name: 'severity P0', comment: { severity: 'P0' }, expected: { severity: 'P0' } },
+    { name: 'severity in lower case', comment: { severity: ' p1 ' }, expected: { severity: 'P1' } },
+    { name: 'severity as a digit', comment: { severity: 3 }, expected: { severity: 'P3' } },
+    { name: 'severity P4 → P2', comment: { severity: 'P4' }, expected: { severity: 'P2' } },
+    { name: 'confidence', comment: { confidence: 0.8 }, expected: { confidence: 0.8 } },
+    { name: 'confidence as text', comment: { confidence: '0.25' }, expected: { confidence: 0.25 } },
+    { name: 'confidence as a percentage', comment: { confidence: '85%' }, expected: { confidence: 0.85 } },
+    { name: 'confidence over 1 → null', comment: { confidence: 7 }, expected: { confidence: null } },
+    { name: 'confidence as a word → null', comment: { confidence: 'high' }, expected: { confidence: null } },
     { name: 'null suggestion', comment: { suggestion: null }, expected: { suggestion: undefined } },
     { name: 'empty suggestion means none', comment: { suggestion: '' }, expected: { suggestion: undefined } },
     {

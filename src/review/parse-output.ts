@@ -13,7 +13,8 @@ export type ParseOutcome =
 /** The expected shape, appended to every error so a re-asked model knows what to send. */
 export const EXPECTED_SHAPE =
   'Expected one JSON object: {"summary": string, "comments": [{"path": string, "line": integer, ' +
-  '"side": "RIGHT"|"LEFT", "start_line"?: integer, "body": string, "suggestion"?: string}]}.';
+  '"side": "RIGHT"|"LEFT", "start_line"?: integer, "body": string, "suggestion"?: string, ' +
+  '"severity": "P0"|"P1"|"P2"|"P3", "confidence": number from 0 to 1}]}.';
 
 function validate(value: Record<string, unknown>, repaired: boolean): ParseOutcome {
   const result = reviewOutput.safeParse(value);

@@ -5,6 +5,7 @@
  */
 import type { UsageByKind } from '../agent/pricing.js';
 import { codeSpan } from '../diff/markdown.js';
+import { severityReceiptLines } from './severity/receipt-facts.js';
 import type { ReviewReceipt, SkippedFile } from './types.js';
 
 /** Files of the receipt listed by name in the review body at most; the rest are counted. */
@@ -25,6 +26,8 @@ export interface ReceiptInput {
   /** Path → why it was not reviewed, for each of `notReviewed`. */
   notReviewedReasons?: Record<string, string>;
   capped: boolean;
+  /** §21: posted findings per severity and how many were below `review.min_severity`. */
+  findings?: ReviewReceipt['findings'];
 }
 
 /** Assembles the receipt; `capped` appears only when true. */
@@ -42,6 +45,7 @@ export function buildReceipt(input: ReceiptInput): ReviewReceipt {
       ? { notReviewedReasons: { ...input.notReviewedReasons } }
       : {}),
     ...(input.capped ? { capped: true } : {}),
+    ...(input.findings ? { findings: input.findings } : {}),
   };
 }
 
@@ -102,6 +106,7 @@ export function renderReceipt(receipt: ReviewReceipt): string {
     `- Tokens: ${n(tokens.input)} input · ${n(tokens.cacheWrite)} cache write · ${n(tokens.cacheRead)} cache read · ${n(tokens.output)} output`,
     `- Cost: ${formatCost(receipt.costUsd)}${receipt.capped ? ' (stopped at the cost cap)' : ''}`,
     `- Time: ${(receipt.durationMs / 1000).toFixed(1)} s`,
+    ...severityReceiptLines(receipt),
   ];
   if (files.skipped.length > 0) {
     const counts = [...skippedByReason(files.skipped)].map(([reason, count]) => `${reason} ${n(count)}`);

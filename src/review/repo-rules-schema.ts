@@ -21,6 +21,8 @@ export const RepoRulesFile = z
         ignore: z.array(text).optional(),
         max_comments: z.int().min(0).optional(),
         incremental: z.boolean().optional(),
+        min_severity: z.enum(['P0', 'P1', 'P2', 'P3']).optional(),
+        block_on: z.enum(['P0', 'P1', 'P2', 'P3']).optional(),
       })
       .optional(),
   })

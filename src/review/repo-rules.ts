@@ -12,6 +12,7 @@ import { codeSpan } from '../diff/markdown.js';
 import { matchGlobSpecs } from '../patterns/glob-match.js';
 import { RepoRulesFile, type PathInstruction } from './repo-rules-schema.js';
 import { createFence } from './prompt.js';
+import type { Severity } from './severity/severity.js';
 
 /** The repository rules file, at the root of the base commit. */
 export const RULES_FILE = '.reviewbot.yaml';
@@ -34,6 +35,10 @@ export interface ServerReviewSettings {
   instructions?: string | undefined;
   ignore: string[];
   max_comments?: number | undefined;
+  /** §21 `review.min_severity`; default P3 (everything is posted). */
+  min_severity?: Severity | undefined;
+  /** §21 `review.block_on`; default P1. */
+  block_on?: Severity | undefined;
 }
 
 /** A guideline file as the model receives it. */
@@ -55,6 +60,10 @@ export interface EffectiveRules {
   /** Inline findings per review: the smaller of the server's and the repository's limits. */
   maxComments?: number;
   guidelines: Guideline[];
+  /** §21: findings less severe than this are not posted (the repository's value, else the server's). */
+  minSeverity: Severity;
+  /** §21: the verdict blocks at this severity (the repository's value, else the server's). */
+  blockOn: Severity;
   /** Problems with `.reviewbot.yaml`, each naming the key (empty when it is fine or absent). */
   problems: string[];
 }
@@ -68,6 +77,8 @@ export function serverRules(server: ServerReviewSettings): EffectiveRules {
     ignore: [...server.ignore],
     ...(server.max_comments !== undefined ? { maxComments: server.max_comments } : {}),
     guidelines: [],
+    minSeverity: server.min_severity ?? 'P3',
+    blockOn: server.block_on ?? 'P1',
     problems: [],
   };
 }
@@ -106,6 +117,8 @@ export function mergeRules(server: ServerReviewSettings, file: RepoRulesFile): E
   if (review.max_comments !== undefined) {
     rules.maxComments = Math.min(review.max_comments, rules.maxComments ?? Number.POSITIVE_INFINITY);
   }
+  if (review.min_severity !== undefined) rules.minSeverity = review.min_severity;
+  if (review.block_on !== undefined) rules.blockOn = review.block_on;
   return rules;
 }
 

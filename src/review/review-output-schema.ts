@@ -1,14 +1,18 @@
 /**
- * Lenient zod schema of the agent's review output (CONTRACT §7):
- * `{"summary": str, "comments": [{"path", "line", "side"?, "start_line"?, "body", "suggestion"?}]}`.
+ * Lenient zod schema of the agent's review output (CONTRACT §7, §21):
+ * `{"summary": str, "comments": [{"path", "line", "side"?, "start_line"?, "body", "suggestion"?,
+ * "severity"?, "confidence"?}]}`.
  *
  * Lenient where models slip: `side` in any case (default RIGHT), `start_line` or `startLine`,
  * numbers as numeric strings, `line` as a `"12-15"` range, `null` for absent optional values,
- * unknown keys ignored, missing `comments` = `[]`, missing `summary` = `""`. Line numbers are not
+ * unknown keys ignored, missing `comments` = `[]`, missing `summary` = `""`; a severity other than
+ * P0–P3 (any case) is P2 and a confidence outside 0..1 is null (`toSeverity`, `toConfidence`), so a
+ * slip there never costs the finding. Line numbers are not
  * range-checked here: a comment with a missing, zero or fractional line still carries a note, and
  * the filter rejects it into the review body instead of losing it.
  */
 import { z } from 'zod';
+import { toConfidence, toSeverity } from './severity/severity.js';
 import type { AgentReviewOutput, ProposedComment } from './types.js';
 
 const NUMERIC = /^\s*-?\d+(?:\.\d+)?\s*$/;
@@ -41,6 +45,8 @@ function normalizeComment(value: unknown): unknown {
   out.side =
     typeof value.side === 'string' && value.side.trim() !== '' ? value.side.trim().toUpperCase() : 'RIGHT';
   if (value.suggestion === null || value.suggestion === '') out.suggestion = undefined;
+  out.severity = toSeverity(value.severity);
+  out.confidence = toConfidence(value.confidence);
   return out;
 }
 
@@ -53,6 +59,8 @@ const comment = z.preprocess(
     startLine: z.number('expected a line number').optional(),
     body: z.string('expected a string (the comment text)'),
     suggestion: z.string('expected a string (the replacement code)').optional(),
+    severity: z.enum(['P0', 'P1', 'P2', 'P3']),
+    confidence: z.number().nullable(),
   }),
 );
 
@@ -71,6 +79,8 @@ export function toReviewOutput(data: z.infer<typeof reviewOutput>): AgentReviewO
       line: item.line,
       side: item.side,
       body: item.body,
+      severity: item.severity,
+      confidence: item.confidence,
     };
     if (item.startLine !== undefined) proposed.startLine = item.startLine;
     if (item.suggestion !== undefined) proposed.suggestion = item.suggestion;

@@ -1,8 +1,10 @@
 /** Records of the review pipeline (CONTRACT §7). */
 import type { TokenUsage } from '../agent/token-usage.js';
 import type { DiffSide } from '../diff/types.js';
+import type { Severity, SeverityCounts } from './severity/severity.js';
 
 export type { TokenUsage };
+export type { Severity, SeverityCounts };
 
 /** One comment as the model proposes it (CONTRACT §7 "Agent review output"), after validation. */
 export interface ProposedComment {
@@ -12,6 +14,10 @@ export interface ProposedComment {
   startLine?: number;
   body: string;
   suggestion?: string;
+  /** §21: how serious; `P2` when the model gave none. */
+  severity: Severity;
+  /** §21: how sure the model is, 0..1; null when it gave none. */
+  confidence: number | null;
 }
 
 /** The model's review: a summary plus proposed inline comments. */
@@ -28,6 +34,22 @@ export interface Finding {
   startLine?: number;
   body: string;
   suggestion?: string;
+  /** §21: how serious; `P2` when the model gave none. */
+  severity: Severity;
+  /** §21: how sure the model is, 0..1; null when it gave none. */
+  confidence: number | null;
+}
+
+/**
+ * §21: the bot's open findings on the pull request — this review's and earlier ones neither
+ * addressed nor dismissed — and whether one is at or above `review.block_on`.
+ */
+export interface Verdict {
+  /** `blocking`: one is at or above `review.block_on`; `clean`: none is open. */
+  status: 'blocking' | 'non-blocking' | 'clean';
+  counts: SeverityCounts;
+  /** The `review.block_on` it was judged by (the repository's, else the server's). */
+  blockOn: Severity;
 }
 
 /** What `executeReview()` returns; nothing has been posted yet (CONTRACT §7). */
@@ -56,6 +78,10 @@ export interface ExecuteReviewResult {
   learningsApplied?: string[];
   /** Findings not posted because they match a dismissed one (§20, same shape as `rejected`). */
   dismissed?: Finding[];
+  /** §21: findings less severe than `review.min_severity`, not posted (same shape as `rejected`). */
+  belowThreshold?: Finding[];
+  /** §21: the verdict over the bot's open findings on the pull request. */
+  verdict?: Verdict;
 }
 
 /** §13: how a review relates to the bot's previous review of the same pull request. */
@@ -88,4 +114,9 @@ export interface ReviewReceipt {
   notReviewedReasons?: Record<string, string>;
   /** True when `review.max_cost_usd` stopped the runs. */
   capped?: boolean;
+  /**
+   * §21: this review's findings posted (inline and in the body) per severity, and how many were
+   * less severe than `review.min_severity` and not posted.
+   */
+  findings?: { bySeverity: SeverityCounts; belowThreshold: number };
 }

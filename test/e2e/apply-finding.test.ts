@@ -60,6 +60,7 @@ async function finding(o: {
     fp: fingerprintLines(o.path, o.code)!,
     side: o.side ?? 'RIGHT',
     n: normalizeLines(o.code).length,
+    severity: 'P1',
   });
   const parts = [
     o.text,

@@ -19,7 +19,8 @@ import { filesContaining, reviewLines, reviewScript } from './cli-fixture.js';
 const TOKEN = 'ado-e2ePatThatMustNeverLeak0123456789abcdef';
 const FULL = `${PROJECT}/${REPO}`;
 const WIRE_REVIEW_MARKER = /\n\n\[\/\/\]: # \(reviewbot:review head=[0-9a-f]{40} at=[^)]+\)$/;
-const WIRE_FINDING_MARKER = /\n\n\[\/\/\]: # \(reviewbot:finding fp=[0-9a-f]{16} side=(RIGHT|LEFT) n=\d+\)$/;
+const WIRE_FINDING_MARKER =
+  /\n\n\[\/\/\]: # \(reviewbot:finding fp=[0-9a-f]{16} side=(RIGHT|LEFT) n=\d+ sev=P[0-3]\)$/;
 
 describe('reviewbot review on Azure DevOps', () => {
   let fx: AzureDevOpsFixture;

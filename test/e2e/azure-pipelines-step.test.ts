@@ -210,6 +210,16 @@ describe('ci/azure-devops/azure-pipelines.yml', () => {
       expect(ado.writeRequests()).toHaveLength(before.writes);
     });
 
+    it('REVIEWBOT_FAIL_ON fails the step with exit code 3 while the verdict counts an open finding at or above it', async () => {
+      const failing = await runStep({ ...variables, REVIEWBOT_FAIL_ON: 'P2' }, SECRETS, extra);
+      expect(failing.code).toBe(3);
+      expect(failing.stderr).toMatch(
+        /reviewbot: verdict non-blocking — P2 ×\d+: an open finding is at or above P2/,
+      );
+      const passing = await runStep({ ...variables, REVIEWBOT_FAIL_ON: 'P0' }, SECRETS, extra);
+      expect(passing.code).toBe(0);
+    });
+
     it('outside a pull request build (no System.PullRequest.PullRequestId) it fails naming the variable', async () => {
       const { 'System.PullRequest.PullRequestId': _id, ...ciBuild } = variables;
       const requests = ado.requests.length;

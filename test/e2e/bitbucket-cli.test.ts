@@ -20,7 +20,8 @@ const BOT = 'reviewbot-bb';
 const REPO = 'acme/widgets';
 /** The Markdown link reference definition a marker becomes on Bitbucket (renders as nothing). */
 const WIRE_REVIEW_MARKER = /\n\n\[\/\/\]: # \(reviewbot:review head=[0-9a-f]{40} at=[^)]+\)$/;
-const WIRE_FINDING_MARKER = /\n\n\[\/\/\]: # \(reviewbot:finding fp=[0-9a-f]{16} side=(RIGHT|LEFT) n=\d+\)$/;
+const WIRE_FINDING_MARKER =
+  /\n\n\[\/\/\]: # \(reviewbot:finding fp=[0-9a-f]{16} side=(RIGHT|LEFT) n=\d+ sev=P[0-3]\)$/;
 
 describe('reviewbot review on Bitbucket Cloud', () => {
   let root: string;

@@ -171,6 +171,17 @@ describe('ci/bitbucket/bitbucket-pipelines.yml', () => {
       expect(bb.violations).toEqual([]);
     });
 
+    it('REVIEWBOT_FAIL_ON fails the step with exit code 3 while the verdict counts an open finding at or above it', async () => {
+      const failing = await runScript({ ...env, REVIEWBOT_FAIL_ON: 'P2' }, bin);
+      expect(failing.code).toBe(3);
+      expect(failing.stderr).toMatch(
+        /reviewbot: verdict non-blocking — P2 ×\d+: an open finding is at or above P2/,
+      );
+      const passing = await runScript({ ...env, REVIEWBOT_FAIL_ON: 'P0' }, bin);
+      expect(passing.code).toBe(0);
+      expect(bb.violations).toEqual([]);
+    });
+
     it('outside a pull request pipeline (no BITBUCKET_PR_ID) it fails naming the variable', async () => {
       const { BITBUCKET_PR_ID: _id, ...branchPipeline } = env;
       const requests = bb.requests.length;

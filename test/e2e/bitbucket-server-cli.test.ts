@@ -22,7 +22,8 @@ const TOKEN = 'bbs-e2eTokenThatMustNeverLeak0123456789';
 const BOT = 'reviewbot-dc';
 const REPO = 'ACME/widgets';
 const WIRE_REVIEW_MARKER = /\n\n\[\/\/\]: # \(reviewbot:review head=[0-9a-f]{40} at=[^)]+\)$/;
-const WIRE_FINDING_MARKER = /\n\n\[\/\/\]: # \(reviewbot:finding fp=[0-9a-f]{16} side=(RIGHT|LEFT) n=\d+\)$/;
+const WIRE_FINDING_MARKER =
+  /\n\n\[\/\/\]: # \(reviewbot:finding fp=[0-9a-f]{16} side=(RIGHT|LEFT) n=\d+ sev=P[0-3]\)$/;
 
 describe('reviewbot review on Bitbucket Data Center', () => {
   let root: string;

@@ -181,6 +181,7 @@ describe('the Action entry point', () => {
       posted: 'true',
       review_url: expect.stringMatching(/^http/),
       skipped: 'false',
+      verdict: 'non-blocking',
     });
     expect(readFileSync(runEnv.GITHUB_STEP_SUMMARY!, 'utf8')).toContain('## reviewbot');
     for (const text of [result.stdout, result.stderr]) {
@@ -257,6 +258,33 @@ describe('the Action entry point', () => {
         .messages.map((m) => m.text)
         .join('\n'),
     ).toContain('look again');
+    expect(fx.github.violations).toEqual([]);
+  });
+
+  it('fail_on fails the step (exit 3) when the verdict counts an open finding at or above it', async () => {
+    const payload = githubExample('issue_comment', 'created');
+    payload.issue.number = 7;
+    payload.issue.pull_request = { url: `${fx.github.url}/repos/acme/widgets/pulls/7` };
+    payload.repository.full_name = 'acme/widgets';
+    payload.comment.author_association = 'MEMBER';
+    payload.comment.body = '/review';
+    llm.setScript(reviewScript(fx.scenario));
+    const strict = await runAction(
+      env('issue_comment', payload, { INPUT_DRY_RUN: 'true', INPUT_FAIL_ON: 'p2' }),
+    );
+    expect(strict.code).toBe(3);
+    expect(strict.stdout).toMatch(
+      /^::error title=reviewbot::verdict non-blocking — P2 ×\d+: an open finding is at or above P2 \(fail_on\)$/m,
+    );
+    llm.setScript(reviewScript(fx.scenario));
+    const lenient = await runAction(
+      env('issue_comment', payload, { INPUT_DRY_RUN: 'true', INPUT_FAIL_ON: 'P1' }),
+    );
+    expect(lenient.stdout).not.toMatch(/::error/);
+    expect(lenient.code).toBe(0);
+    const bad = await runAction(env('issue_comment', payload, { INPUT_FAIL_ON: 'high' }));
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toContain('the fail_on input must be P0, P1, P2 or P3, not "HIGH"');
     expect(fx.github.violations).toEqual([]);
   });
 

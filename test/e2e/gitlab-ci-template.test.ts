@@ -26,6 +26,7 @@ interface Job {
   variables: Record<string, string>;
   rules: Array<{ if: string }>;
   script: string[];
+  allow_failure?: unknown;
 }
 
 const job = (parse(readFileSync(TEMPLATE, 'utf8')) as Record<string, Job>).reviewbot!;
@@ -146,6 +147,22 @@ describe('ci/gitlab/reviewbot.gitlab-ci.yml', () => {
       expect(llm.requests.length).toBe(before.llm);
       expect(gitlab.writeRequests()).toHaveLength(before.writes);
       expect(gitlab.violations).toEqual([]);
+    });
+
+    it('REVIEWBOT_FAIL_ON fails the job with exit code 3 while the verdict counts an open finding at or above it', async () => {
+      const before = { llm: llm.requests.length, writes: gitlab.writeRequests().length };
+      // The three findings posted above are open, P2 (no severity given): the verdict counts them.
+      const failing = await runScript({ ...env, REVIEWBOT_FAIL_ON: 'P2' }, bin);
+      expect(failing.code).toBe(3);
+      expect(failing.stderr).toContain(
+        'reviewbot: verdict non-blocking — P2 ×3: an open finding is at or above P2',
+      );
+      const passing = await runScript({ ...env, REVIEWBOT_FAIL_ON: 'P1' }, bin);
+      expect(passing.code).toBe(0);
+      expect(llm.requests.length).toBe(before.llm);
+      expect(gitlab.writeRequests()).toHaveLength(before.writes);
+      // Exit code 3 is not among the failures the job allows.
+      expect(job.allow_failure).toEqual({ exit_codes: [1, 2] });
     });
   });
 });

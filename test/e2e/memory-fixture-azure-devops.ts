@@ -6,7 +6,7 @@
  * (Azure DevOps holds it as a Markdown link reference definition).
  */
 import { startFakeAzureDevOps } from '../support/fake-azure-devops/index.js';
-import type { BotThread, MemoryDriver, MemoryRepo } from './memory-fixture.js';
+import { lastGate, type BotThread, type MemoryDriver, type MemoryRepo } from './memory-fixture.js';
 
 const TOKEN = 'ado-memoryE2ePatThatMustNeverLeak0123';
 
@@ -54,6 +54,14 @@ export async function azureDevOpsDriver(): Promise<MemoryDriver> {
       return threads(number)
         .filter((t) => !t.threadContext)
         .flatMap((t) => t.comments.filter((c) => c.author === fake.botName).map((c) => shown(c.content)));
+    },
+    // A pull request status belongs to an iteration, not a commit: the latest verdict status.
+    gate(number) {
+      const [project = '', repo = ''] = (repoOf.get(number) ?? '').split('/');
+      const all = fake
+        .statuses(project, repo, number)
+        .filter((s) => s.context.genre === 'reviewbot' && s.context.name === 'verdict');
+      return lastGate(all, (s) => s);
     },
     violations: () => fake.violations,
     close: () => fake.close(),

@@ -6,7 +6,7 @@
  * definition).
  */
 import { startFakeBitbucketServer } from '../support/fake-bitbucket-server/index.js';
-import type { BotThread, MemoryDriver, MemoryRepo } from './memory-fixture.js';
+import { lastGate, type BotThread, type MemoryDriver, type MemoryRepo } from './memory-fixture.js';
 
 const TOKEN = 'bbs-memoryE2eTokenThatMustNeverLeak0123';
 const LOGIN = 'reviewbot-dc';
@@ -46,6 +46,10 @@ export async function bitbucketServerDriver(): Promise<MemoryDriver> {
       return comments(number)
         .filter((c) => !c.anchor && c.parentId === undefined && c.author === LOGIN)
         .map((c) => shown(c.text));
+    },
+    gate(_number, sha) {
+      const all = fake.statuses.filter((s) => s.key === 'reviewbot-verdict' && s.commit === sha);
+      return lastGate(all, (s) => s);
     },
     violations: () => fake.violations,
     close: () => fake.close(),

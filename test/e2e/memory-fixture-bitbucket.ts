@@ -5,7 +5,7 @@
  * project's HTML-comment form (Bitbucket holds it as a Markdown link reference definition).
  */
 import { startFakeBitbucketCloud } from '../support/fake-bitbucket-cloud/index.js';
-import type { BotThread, MemoryDriver, MemoryRepo } from './memory-fixture.js';
+import { lastGate, type BotThread, type MemoryDriver, type MemoryRepo } from './memory-fixture.js';
 
 const TOKEN = 'bb-memoryE2eTokenThatMustNeverLeak0123';
 const LOGIN = 'reviewbot-bb';
@@ -45,6 +45,10 @@ export async function bitbucketDriver(): Promise<MemoryDriver> {
       return comments(number)
         .filter((c) => !c.inline && c.author === LOGIN)
         .map((c) => shown(c.raw));
+    },
+    gate(_number, sha) {
+      const all = fake.statuses.filter((s) => s.key === 'reviewbot-verdict' && s.commit === sha);
+      return lastGate(all, (s) => s);
     },
     violations: () => fake.violations,
     close: () => fake.close(),

@@ -6,7 +6,7 @@
  * the driver counts as resolved only when the reply carries the marker.
  */
 import { startFakeGitea, type FakeGitea, type StoredCodeComment } from '../support/fake-gitea/index.js';
-import type { BotThread, MemoryDriver, MemoryRepo } from './memory-fixture.js';
+import { lastGate, type BotThread, type MemoryDriver, type MemoryRepo } from './memory-fixture.js';
 
 const GITEA_TOKEN = 'gitea-memoryE2eTokenThatMustNeverLeak01';
 const GITEA_LOGIN = 'reviewbot-gitea';
@@ -62,6 +62,12 @@ export async function giteaDriver(resolveEndpoint: boolean): Promise<MemoryDrive
       ]
         .sort((a, b) => a.at.localeCompare(b.at))
         .map((x) => x.body);
+    },
+    gate(number, sha) {
+      const all = fake.statuses.filter(
+        (s) => s.repo === repoOf.get(number) && s.context === 'reviewbot/verdict' && s.sha === sha,
+      );
+      return lastGate(all, (s) => s);
     },
     violations: () => fake.violations,
     close: () => fake.close(),

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/index.js';
+import { generateAppKeyPair, startFakeGitHub, type FakeGitHub } from '../support/fake-github/index.js';
 import { startFakeGitLab, type FakeGitLab } from '../support/fake-gitlab/index.js';
 import {
   cloneWorkingCopy,
@@ -133,6 +133,25 @@ export interface BotThread {
   resolved: boolean;
 }
 
+/** A verdict gate as a platform shows it. */
+export interface GateSeen {
+  state: 'success' | 'failure';
+  description: string;
+}
+
+/** A platform's state word as success/failure (`failed`, `FAILED`, `failure` → failure). */
+export function normalisedState(state: string): 'success' | 'failure' {
+  return /^fail/i.test(state) ? 'failure' : 'success';
+}
+
+/** The last of `items`, as a gate, or undefined. */
+export function lastGate<T>(items: T[], read: (item: T) => { state: string; description?: string | null }) {
+  const last = items.at(-1);
+  if (last === undefined) return undefined;
+  const { state, description } = read(last);
+  return { state: normalisedState(state), description: description ?? '' };
+}
+
 /** One platform's fake and how to read what the bot left on it. */
 export interface MemoryDriver {
   name: 'github' | 'gitlab' | 'gitea' | 'bitbucket' | 'bitbucket-server' | 'azure-devops';
@@ -146,6 +165,11 @@ export interface MemoryDriver {
   botThreads(number: number): BotThread[];
   /** Review bodies and conversation comments/notes the bot posted on pull request `number`, oldest first. */
   botBodies(number: number): string[];
+  /**
+   * The verdict gate (§21) the fake shows for pull request `number` at commit `sha` (its latest
+   * `reviewbot/verdict` status, state normalised to success/failure), read from what it stored.
+   */
+  gate(number: number, sha: string): GateSeen | undefined;
   violations(): unknown[];
   close(): Promise<void>;
 }
@@ -155,13 +179,31 @@ const GITLAB_TOKEN = 'glpat-memoryE2eTokenThatMustNeverLeak01';
 const GITHUB_LOGIN = 'reviewbot-test';
 const GITLAB_LOGIN = 'reviewbot-gl';
 
-/** The fake GitHub as a driver; pull requests live in `acme/<repo>`. */
-export async function githubDriver(): Promise<MemoryDriver> {
-  const fake: FakeGitHub = await startFakeGitHub({ token: GITHUB_TOKEN, login: GITHUB_LOGIN });
+/**
+ * The fake GitHub as a driver; pull requests live in `acme/<repo>`. With `app`, the CLI
+ * authenticates as a GitHub App (`acme-reviewer[bot]`, check runs for statuses).
+ */
+export async function githubDriver(options: { app?: boolean } = {}): Promise<MemoryDriver> {
+  const keys = options.app ? generateAppKeyPair() : undefined;
+  const fake: FakeGitHub = await startFakeGitHub({
+    token: GITHUB_TOKEN,
+    login: GITHUB_LOGIN,
+    ...(keys
+      ? { app: { appId: 4242, installationId: 77, slug: 'acme-reviewer', publicKeyPem: keys.publicKeyPem } }
+      : {}),
+  });
+  const GITHUB_LOGIN_SEEN = keys ? 'acme-reviewer[bot]' : GITHUB_LOGIN;
   const repoOf = new Map<number, string>();
   return {
     name: 'github',
-    env: { CODEHOST_TOKEN: GITHUB_TOKEN, CODEHOST_API_URL: fake.url },
+    env: keys
+      ? {
+          CODEHOST_APP_ID: '4242',
+          CODEHOST_INSTALLATION_ID: '77',
+          CODEHOST_APP_PRIVATE_KEY: keys.privateKeyPem,
+          CODEHOST_API_URL: fake.url,
+        }
+      : { CODEHOST_TOKEN: GITHUB_TOKEN, CODEHOST_API_URL: fake.url },
     ref: (n) => `${repoOf.get(n)}#${n}`,
     async addPullRequest(repo, number, fullName) {
       const [owner = '', name = ''] = fullName.split('/');
@@ -179,7 +221,7 @@ export async function githubDriver(): Promise<MemoryDriver> {
     botThreads(number) {
       const comments = fake.reviewComments;
       return fake.reviewThreads
-        .filter((t) => t.author === GITHUB_LOGIN)
+        .filter((t) => t.author === GITHUB_LOGIN_SEEN)
         .map((t) => comments.find((c) => c.id === t.rootCommentId)!)
         .filter((c) => c.pull_request_url.endsWith(`/pulls/${number}`))
         .map((c) => ({
@@ -190,10 +232,11 @@ export async function githubDriver(): Promise<MemoryDriver> {
     },
     botBodies(number) {
       const reviews = fake.reviews.filter(
-        (r) => r.user?.login === GITHUB_LOGIN && r.body && r.pull_request_url.endsWith(`/pulls/${number}`),
+        (r) =>
+          r.user?.login === GITHUB_LOGIN_SEEN && r.body && r.pull_request_url.endsWith(`/pulls/${number}`),
       );
       const comments = fake.issueComments.filter(
-        (c) => c.user?.login === GITHUB_LOGIN && c.issue_url.endsWith(`/issues/${number}`),
+        (c) => c.user?.login === GITHUB_LOGIN_SEEN && c.issue_url.endsWith(`/issues/${number}`),
       );
       return [
         ...reviews.map((r) => ({ at: r.id, body: r.body })),
@@ -201,6 +244,16 @@ export async function githubDriver(): Promise<MemoryDriver> {
       ]
         .sort((a, b) => a.at - b.at)
         .map((x) => x.body);
+    },
+    gate(_number, sha) {
+      const statuses = fake.statuses.filter(
+        (s) => s.context === 'reviewbot/verdict' && String(s.url).endsWith(sha),
+      );
+      const runs = fake.checkRuns.filter((r) => r.name === 'reviewbot/verdict' && r.head_sha === sha);
+      if (runs.length > 0) {
+        return lastGate(runs, (r) => ({ state: r.conclusion ?? 'pending', description: r.output.title }));
+      }
+      return lastGate(statuses, (s) => s);
     },
     violations: () => fake.violations,
     close: () => fake.close(),
@@ -242,6 +295,10 @@ export async function gitlabDriver(): Promise<MemoryDriver> {
       return fake.notes
         .filter((n) => n.iid === number && n.type === null && n.author === GITLAB_LOGIN)
         .map((n) => n.body);
+    },
+    gate(_number, sha) {
+      const all = fake.statuses.filter((s) => s.name === 'reviewbot/verdict' && s.sha === sha);
+      return lastGate(all, (s) => ({ state: s.status, description: s.description }));
     },
     violations: () => fake.violations,
     close: () => fake.close(),

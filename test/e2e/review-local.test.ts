@@ -33,6 +33,8 @@ function script(): ScriptedReply[] {
                 line: LOCAL.committed.line,
                 side: 'RIGHT',
                 body: 'Committed: why 500?',
+                severity: 'P1',
+                confidence: 0.9,
               },
               {
                 path: LOCAL.staged.path,
@@ -41,6 +43,7 @@ function script(): ScriptedReply[] {
                 side: 'RIGHT',
                 body: 'Staged: merge these.',
                 suggestion: 'export const s23 = [2, 3];',
+                severity: 'p3',
               },
               { path: LOCAL.unstaged.path, line: LOCAL.unstaged.line, side: 'RIGHT', body: 'Unstaged: 900?' },
               {
@@ -61,6 +64,7 @@ function script(): ScriptedReply[] {
                 line: LOCAL.offDiff.line,
                 side: 'RIGHT',
                 body: 'Off the diff: tests?',
+                severity: 'P3',
               },
             ],
           },
@@ -128,9 +132,10 @@ describe('reviewbot review --local', () => {
       const loc = r.locations![0]!.physicalLocation;
       return `${r.level} ${loc.artifactLocation.uri}:${loc.region.startLine}-${loc.region.endLine}`;
     };
+    // Levels by severity (§21): P1 error, P2 (no severity given) warning, P3 note.
     expect(run.results.map(at)).toEqual([
-      `warning ${LOCAL.committed.path}:5-5`,
-      `warning ${LOCAL.staged.path}:2-3`,
+      `error ${LOCAL.committed.path}:5-5`,
+      `note ${LOCAL.staged.path}:2-3`,
       `warning ${LOCAL.unstaged.path}:8-8`,
       // The removed line 3 sits before what is now line 3.
       `warning ${LOCAL.unstaged.path}:3-3`,
@@ -172,7 +177,21 @@ describe('reviewbot review --local', () => {
       local: { baseRef: 'origin/main' },
     });
     expect(parsed.findings).toHaveLength(6);
-    expect(parsed.rejected).toEqual([expect.objectContaining({ path: LOCAL.offDiff.path, line: 15 })]);
+    expect(parsed.rejected).toEqual([
+      expect.objectContaining({ path: LOCAL.offDiff.path, line: 15, severity: 'P3', confidence: null }),
+    ]);
+    // §21: severity and confidence on every finding, the verdict over them, nothing below the threshold.
+    expect((parsed.findings as Array<Record<string, unknown>>).slice(0, 3)).toEqual([
+      expect.objectContaining({ severity: 'P1', confidence: 0.9 }),
+      expect.objectContaining({ severity: 'P3', confidence: null }),
+      expect.objectContaining({ severity: 'P2', confidence: null }),
+    ]);
+    expect(parsed.verdict).toEqual({
+      status: 'blocking',
+      counts: { P0: 0, P1: 1, P2: 4, P3: 2 },
+      blockOn: 'P1',
+    });
+    expect(parsed.belowThreshold).toEqual([]);
 
     llm.setScript(script());
     const text = await runCli(['review', '--local'], env, { cwd: repo.dir });
@@ -181,8 +200,46 @@ describe('reviewbot review --local', () => {
     expect(text.stdout).toContain(`${LOCAL.renamed.path}:6 (RIGHT)`);
     expect(text.stdout).toContain(`${LOCAL.unstaged.path}:3 (LEFT)`);
     expect(text.stdout).toContain('Not posted (--local).');
+    expect(text.stdout).toContain('Verdict: blocking — P1 ×1 · 6 other findings');
+    expect(text.stdout).toContain(`[P1] ${LOCAL.committed.path}:5 (RIGHT)`);
     for (const out of [json.stdout, json.stderr, text.stdout, text.stderr])
       expect(out).not.toContain(LLM_KEY);
+  });
+
+  it('--fail-on exits 3 when the verdict counts a finding at or above it; min_severity sets some aside', async () => {
+    llm.setScript(script());
+    const failing = await runCli(['review', '--local', '--json', '--fail-on', 'P1'], env, { cwd: repo.dir });
+    expect(failing.code).toBe(3);
+    expect(JSON.parse(failing.stdout)).toMatchObject({ verdict: { status: 'blocking' } });
+    expect(failing.stderr).toContain('reviewbot: verdict blocking — P1 ×1 · 6 other findings');
+
+    llm.setScript(script());
+    const passing = await runCli(['review', '--local', '--json', '--fail-on', 'P0'], env, { cwd: repo.dir });
+    expect(passing.code).toBe(0);
+
+    llm.setScript(script());
+    const strict = await runCli(
+      ['review', '--local', '--json'],
+      { ...env, REVIEW_MIN_SEVERITY: 'P1' },
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(strict.code).toBe(0);
+    const result = JSON.parse(strict.stdout) as {
+      findings: unknown[];
+      belowThreshold: unknown[];
+      receipt: { findings: unknown };
+    };
+    expect(result.findings).toEqual([expect.objectContaining({ severity: 'P1' })]);
+    expect(result.belowThreshold).toHaveLength(6);
+    expect(result.receipt.findings).toEqual({
+      bySeverity: { P0: 0, P1: 1, P2: 0, P3: 0 },
+      belowThreshold: 6,
+    });
+
+    const usage = await runCli(['review', '--local', '--fail-on', 'P9'], env, { cwd: repo.dir });
+    expect(usage.code).toBe(2);
   });
 
   it("the agent's Read, Grep and Glob see no file .gitignore excludes (.env, node_modules)", async () => {

@@ -181,7 +181,7 @@ describe.each([
     expect(loop.resolved).toBe(false);
     expect(threads.filter((t) => t.resolved)).toHaveLength(1);
     expect(result.body).toMatch(
-      /### Addressed since the last review\n\n- `src\/calc\.ts(:\d+)?`: Division by zero/,
+      /### Addressed since the last review\n\n- `src\/calc\.ts(:\d+)?`: \*\*P2\*\* Division by zero/,
     );
     expect(driver.botBodies(1).at(-1)).toContain('Addressed since the last review');
 
@@ -208,7 +208,9 @@ describe.each([
     const human = await runCli(['review', driver.ref(1), '--platform', driver.name, '--dry-run'], env);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/Full review: the previously reviewed head [0-9a-f]{12} is not an ancestor/);
-    expect(human.stdout).toMatch(/Raised in an earlier review, not repeated \(1\)\n {2}src\/calc\.ts:13/);
+    expect(human.stdout).toMatch(
+      /Raised in an earlier review, not repeated \(1\)\n {2}\[P2\] src\/calc\.ts:13/,
+    );
     const { result } = await review(
       1,
       submit('Full pass.', [{ path: CALC.path, line: CALC.loopLine.v2, body: 'This loop bound is wrong.' }]),

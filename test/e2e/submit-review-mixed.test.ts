@@ -99,8 +99,8 @@ describe('a bad finding never costs the review: GitHub', () => {
     expect(result.code).toBe(0);
     expect(fx.github.reviews).toHaveLength(1);
     expect(fx.github.reviewComments.map((c) => c.body.split('\n')[0])).toEqual([
-      'Valid single line.',
-      'Valid range.',
+      '**P2** Valid single line.',
+      '**P2** Valid range.',
     ]);
     expectReasons(fx.github.reviews[0]?.body);
     expect(fx.github.violations).toEqual([]);
@@ -167,8 +167,8 @@ describe('a bad finding never costs the review: GitLab', () => {
     expect(result.code).toBe(0);
     expect(gitlab.violations).toEqual([]);
     expect(gitlab.diffNotes.map((n) => n.body.split('\n')[0])).toEqual([
-      'Valid single line.',
-      'Valid range.',
+      '**P2** Valid single line.',
+      '**P2** Valid range.',
     ]);
     const summary = gitlab.notes.filter((n) => n.type === null);
     expect(summary).toHaveLength(1);

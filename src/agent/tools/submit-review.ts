@@ -38,6 +38,17 @@ export const SUBMIT_REVIEW_SHAPE = {
           .string()
           .nullish()
           .describe('Replacement text for the lines start_line..line (RIGHT side only)'),
+        severity: z
+          .string()
+          .nullish()
+          .describe(
+            '"P0" must not merge (breaks the build, loses or corrupts data, security hole, crash on a common path), ' +
+              '"P1" a bug users will hit, "P2" a real but minor problem, "P3" a nit or suggestion',
+          ),
+        confidence: z
+          .union([z.number(), z.string()])
+          .nullish()
+          .describe('How sure you are that this is a real problem, from 0 to 1'),
       }),
     )
     .nullish()

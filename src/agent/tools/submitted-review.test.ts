@@ -140,3 +140,22 @@ describe('harness text', () => {
     expect(isHarnessText(text)).toBe(kept === '');
   });
 });
+
+describe('severity and confidence (§21)', () => {
+  it('pass through as the model wrote them, for the review pipeline to read', () => {
+    const { review } = sortSubmittedReview({
+      summary: 's',
+      comments: [
+        { path: 'a.ts', line: 1, body: 'crash', severity: 'P0', confidence: 0.9 },
+        { path: 'a.ts', line: 2, body: 'nit', severity: null, confidence: null },
+      ],
+    });
+    expect(review.comments[0]).toMatchObject({ severity: 'P0', confidence: 0.9 });
+    expect(review.comments[1]).not.toHaveProperty('severity');
+    const parsed = parseReviewOutput(review);
+    expect(parsed.ok && parsed.output.comments.map((c) => [c.severity, c.confidence])).toEqual([
+      ['P0', 0.9],
+      ['P2', null],
+    ]);
+  });
+});

@@ -24,6 +24,10 @@ export interface SubmittedComment {
   start_line?: number;
   body: string;
   suggestion?: string;
+  /** §21 severity as the model wrote it (read leniently by the review pipeline). */
+  severity?: string;
+  /** §21 confidence as the model wrote it (read leniently by the review pipeline). */
+  confidence?: number | string;
 }
 
 /** Arguments of `submit_review` after sorting: what the runners hand to the review pipeline. */
@@ -46,6 +50,8 @@ export interface LooseComment {
   start_line?: number | string | null | undefined;
   body?: string | null | undefined;
   suggestion?: string | null | undefined;
+  severity?: string | null | undefined;
+  confidence?: number | string | null | undefined;
 }
 
 /** A comment that could not be placed inline: its index in `comments` and why. */
@@ -121,6 +127,8 @@ export function sortSubmittedReview(args: LooseSubmitReviewArgs): SortedReview {
       out.body = `${body.trim()}${body.trim() === '' ? '' : '\n\n'}_Not placed inline: ${problem}._`;
     }
     if (comment.suggestion !== null && comment.suggestion !== undefined) out.suggestion = comment.suggestion;
+    if (comment.severity !== null && comment.severity !== undefined) out.severity = comment.severity;
+    if (comment.confidence !== null && comment.confidence !== undefined) out.confidence = comment.confidence;
     comments.push(out);
   }
   return { review: { summary: args.summary ?? '', comments }, folded };

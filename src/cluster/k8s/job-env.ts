@@ -129,6 +129,9 @@ function settings(config: RawConfig, env: NodeJS.ProcessEnv): [string, string | 
     ['REVIEW_MAX_PARALLEL_RUNS', String(config.review.max_parallel_runs)],
     ['REVIEW_MAX_COST_USD', optionalNumber(config.review.max_cost_usd)],
     ['REVIEW_PROGRESS', config.review.progress],
+    ['REVIEW_MIN_SEVERITY', config.review.min_severity],
+    ['REVIEW_GATE', config.review.gate],
+    ['REVIEW_BLOCK_ON', config.review.block_on],
     ['AGENT_SANDBOX', config.agent.sandbox],
     ['AGENT_SANDBOX_NETWORK', listValue(config.agent.sandbox_network)],
   ];

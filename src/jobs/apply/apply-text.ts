@@ -154,8 +154,7 @@ export function buildApplyPrompt(input: {
   return parts.join('\n');
 }
 
-/** The finding's severity when its marker records one, else "not recorded". */
+/** The finding's severity as its marker records it (P2 for markers written before severity). */
 function severityOf(finding: EarlierFinding): string {
-  const sev = (finding.marker as { sev?: unknown }).sev;
-  return typeof sev === 'string' && sev !== '' ? sev : 'not recorded';
+  return finding.marker.severity;
 }

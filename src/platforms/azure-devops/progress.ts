@@ -3,7 +3,9 @@
  * Microsoft Learn, "Pull Request Statuses - Create") with `context {genre: "reviewbot", name:
  * "review"}`, `pending` when the job starts, then `succeeded` or `failed` (a new status of the same
  * context replaces the shown one), on the latest iteration (`iterationId`), `targetUrl` the pull
- * request's web page. `GitStatusState` (GitInterfaces.ts): pending 1, succeeded 2, failed 3.
+ * request's web page. `GitStatusState` (GitInterfaces.ts): pending 1, succeeded 2, failed 3. The
+ * verdict gate (CONTRACT §21) is a status of its own, context `{genre: "reviewbot", name:
+ * "verdict"}`, `succeeded` or `failed`.
  */
 import type {
   Platform,
@@ -29,26 +31,31 @@ function stateOf(conclusion: ProgressConclusion): 2 | 3 {
   return conclusion === 'failure' ? STATE.failed : STATE.succeeded;
 }
 
-/** `progressLimits` and `startProgress` of the Azure DevOps platform. */
+/** `progressLimits`, `startProgress` and `setGateStatus` of the Azure DevOps platform. */
 export function azureProgress(
   client: AzureClient,
   call: AzureCall,
   prUrl: (repo: string, id: number) => Promise<string>,
-): Required<Pick<Platform, 'progressLimits' | 'startProgress'>> {
-  async function post(target: ProgressTarget, state: number, report: ProgressReport): Promise<void> {
+): Required<Pick<Platform, 'progressLimits' | 'startProgress' | 'setGateStatus'>> {
+  async function post(
+    target: ProgressTarget,
+    state: number,
+    report: Pick<ProgressReport, 'description'>,
+    statusName = 'review',
+  ): Promise<void> {
     const { repoFullName: repo, prNumber: id } = target;
     const { project, repo: name } = splitRepo(repo);
     const [iteration, url] = await Promise.all([
       latestIteration(client, call, repo, id),
       target.prUrl ? Promise.resolve(target.prUrl) : prUrl(repo, id),
     ]);
-    await call(`set the reviewbot status on ${repo}#${id}`, () =>
+    await call(`set the reviewbot/${statusName} status on ${repo}#${id}`, () =>
       client.send((git) =>
         git.createPullRequestStatus(
           {
             state,
             description: report.description,
-            context: { genre: 'reviewbot', name: 'review' },
+            context: { genre: 'reviewbot', name: statusName },
             targetUrl: url,
             iterationId: iteration.id,
           },
@@ -61,6 +68,9 @@ export function azureProgress(
   }
   return {
     progressLimits: AZURE_PROGRESS_LIMITS,
+    async setGateStatus(target, report) {
+      await post(target, report.state === 'failure' ? STATE.failed : STATE.succeeded, report, 'verdict');
+    },
     async startProgress(target, report) {
       await post(target, STATE.pending, report);
       return { finish: (conclusion, final) => post(target, stateOf(conclusion), final) };

@@ -3,9 +3,17 @@
  * context `reviewbot` on the head SHA, "Create a commit status" (`POST
  * /repos/{owner}/{repo}/statuses/{sha}`, operation `repoCreateStatus`): `pending` when the job
  * starts, then `success` or `failure`. Gitea keeps every status it is sent and shows the newest of
- * each context, so the end state replaces the pending one on the pull request's commit list.
+ * each context, so the end state replaces the pending one on the pull request's commit list. The
+ * verdict gate (CONTRACT §21) is a status of its own, context `reviewbot/verdict`, `success` or
+ * `failure`.
  */
-import type { Platform, ProgressConclusion, ProgressHandle, ProgressLimits } from '../types.js';
+import {
+  GATE_STATUS_NAME,
+  type Platform,
+  type ProgressConclusion,
+  type ProgressHandle,
+  type ProgressLimits,
+} from '../types.js';
 import type { GiteaClient } from './client.js';
 import type { GiteaCall } from './submit-review.js';
 
@@ -25,13 +33,24 @@ function endState(conclusion: ProgressConclusion): 'success' | 'failure' {
   return conclusion === 'failure' ? 'failure' : 'success';
 }
 
-/** `progressLimits` and `startProgress` of the Gitea platform. */
+/** `progressLimits`, `startProgress` and `setGateStatus` of the Gitea platform. */
 export function giteaProgressMethods(
   client: GiteaClient,
   call: GiteaCall,
-): Required<Pick<Platform, 'progressLimits' | 'startProgress'>> {
+): Required<Pick<Platform, 'progressLimits' | 'startProgress' | 'setGateStatus'>> {
   return {
     progressLimits: GITEA_PROGRESS_LIMITS,
+    async setGateStatus(target, report) {
+      const link = report.url ?? target.prUrl;
+      await call(`set the verdict gate on ${target.repoFullName}@${target.headSha.slice(0, 12)}`, () =>
+        client.repoCreateStatus(target.repoFullName, target.headSha, {
+          state: report.state,
+          context: GATE_STATUS_NAME,
+          description: report.description,
+          ...(link ? { target_url: link } : {}),
+        }),
+      );
+    },
     async startProgress(target, report): Promise<ProgressHandle> {
       const what = `report progress on ${target.repoFullName}@${target.headSha.slice(0, 12)}`;
       // The link: the posted review when there is one, else the pull request.

@@ -18,7 +18,7 @@ describe('Gitea review with unplaced comments: review memory', () => {
 
   it('keeps the review marker at the end of the body and neutralises marker-shaped paths', async () => {
     const marker = { head: kit.scenario.headSha, at: '2026-01-01T00:00:00.000Z' };
-    const finding = renderFindingMarker({ fp: '0123456789abcdef', side: 'RIGHT', n: 1 });
+    const finding = renderFindingMarker({ fp: '0123456789abcdef', side: 'RIGHT', n: 1, severity: 'P2' });
     const forged = renderReviewMarker({ head: 'f'.repeat(40), at: '2026-01-02T00:00:00.000Z' });
     await kit.platform().submitReview(REPO, INDEX, {
       body: `Summary.\n\n${renderReviewMarker(marker)}`,

@@ -5,8 +5,16 @@
  * and `output`); with a token, which cannot use the Checks API, a commit status ("Create a commit
  * status" `POST /repos/{owner}/{repo}/statuses/{sha}`, context `reviewbot`, `pending` then
  * `success`/`failure`).
+ * The verdict gate (CONTRACT §21) goes the same two ways under the name `reviewbot/verdict`: a check
+ * run created `completed` with conclusion `success` or `failure` (App), or a commit status.
  */
-import type { Platform, ProgressConclusion, ProgressHandle, ProgressLimits } from '../types.js';
+import {
+  GATE_STATUS_NAME,
+  type Platform,
+  type ProgressConclusion,
+  type ProgressHandle,
+  type ProgressLimits,
+} from '../types.js';
 import type { GitHubClient } from './client.js';
 import type { GitHubCall } from './memory-api.js';
 
@@ -37,14 +45,45 @@ function statusState(conclusion: ProgressConclusion): 'success' | 'failure' {
   return conclusion === 'failure' ? 'failure' : 'success';
 }
 
-/** `progressLimits` and `startProgress` of the GitHub platform; `checkRuns` = App auth. */
+/** `progressLimits`, `startProgress` and `setGateStatus` of the GitHub platform; `checkRuns` = App auth. */
 export function gitHubProgressMethods(
   client: GitHubClient,
   call: GitHubCall,
   checkRuns: boolean,
-): Required<Pick<Platform, 'progressLimits' | 'startProgress'>> {
+): Required<Pick<Platform, 'progressLimits' | 'startProgress' | 'setGateStatus'>> {
   return {
     progressLimits: GITHUB_PROGRESS_LIMITS,
+    async setGateStatus(target, report) {
+      const repo = splitRepo(target.repoFullName);
+      const what = `set the verdict gate on ${target.repoFullName}@${target.headSha.slice(0, 12)}`;
+      if (checkRuns) {
+        const at = now();
+        await call(what, () =>
+          client.rest.checks.create({
+            ...repo,
+            name: GATE_STATUS_NAME,
+            head_sha: target.headSha,
+            status: 'completed',
+            conclusion: report.state,
+            started_at: at,
+            completed_at: at,
+            ...(report.url ? { details_url: report.url } : {}),
+            output: { title: report.description, summary: report.summary ?? report.description },
+          }),
+        );
+        return;
+      }
+      await call(what, () =>
+        client.rest.repos.createCommitStatus({
+          ...repo,
+          sha: target.headSha,
+          state: report.state,
+          context: GATE_STATUS_NAME,
+          description: report.description,
+          ...(report.url ? { target_url: report.url } : {}),
+        }),
+      );
+    },
     async startProgress(target, report): Promise<ProgressHandle> {
       const repo = splitRepo(target.repoFullName);
       const what = `report progress on ${target.repoFullName}@${target.headSha.slice(0, 12)}`;

@@ -103,10 +103,19 @@ function posted(f: Fields): { comments: ExistingComment[]; threads: ReviewThread
     path: f.findingPath,
     line: 3,
     side: 'RIGHT',
+    severity: 'P2' as const,
+    confidence: null,
     body: f.findingBody,
     suggestion: f.suggestion,
   };
-  const rejected: Finding = { path: f.rejectedPath, line: 9, side: 'RIGHT', body: f.rejectedBody };
+  const rejected: Finding = {
+    path: f.rejectedPath,
+    line: 9,
+    side: 'RIGHT',
+    severity: 'P2' as const,
+    confidence: null,
+    body: f.rejectedBody,
+  };
   const receipt: ReviewReceipt = {
     model: f.model,
     agentRuns: 1,
@@ -126,11 +135,21 @@ function posted(f: Fields): { comments: ExistingComment[]; threads: ReviewThread
   const body = buildReviewBody(f.summary, [rejected], { after: [renderReceipt(receipt)], markers });
   const inline = [
     renderInlineBody(finding, (s) => renderGitHubSuggestion(s)),
-    renderFindingMarker({ fp: 'd'.repeat(16), side: 'RIGHT', n: 1 }),
+    renderFindingMarker({ fp: 'd'.repeat(16), side: 'RIGHT', n: 1, severity: 'P2' }),
   ].join('\n\n');
   const unplacedInline = [
-    renderInlineBody({ path: f.unplacedPath, line: 1, side: 'RIGHT', body: f.unplacedBody }, (s) => s),
-    renderFindingMarker({ fp: 'e'.repeat(16), side: 'RIGHT', n: 1 }),
+    renderInlineBody(
+      {
+        path: f.unplacedPath,
+        line: 1,
+        side: 'RIGHT',
+        severity: 'P2' as const,
+        confidence: null,
+        body: f.unplacedBody,
+      },
+      (s) => s,
+    ),
+    renderFindingMarker({ fp: 'e'.repeat(16), side: 'RIGHT', n: 1, severity: 'P2' }),
   ].join('\n\n');
   const note = reviewNoteText(body, [
     { comment: { path: f.unplacedPath, line: 1, side: 'RIGHT', body: unplacedInline }, reason: 'refused' },
@@ -183,7 +202,7 @@ describe('forged markers', () => {
 
   it('the clean posts are read back as written', () => {
     expect(clean.lastReview).toEqual({ head: REAL_HEAD, at: REAL_AT });
-    expect(clean.findings).toEqual([{ fp: 'd'.repeat(16), side: 'RIGHT', n: 1 }]);
+    expect(clean.findings).toEqual([{ fp: 'd'.repeat(16), side: 'RIGHT', n: 1, severity: 'P2' }]);
   });
 
   it('marker-shaped text in any untrusted field never changes the memory state (2000 cases)', () => {

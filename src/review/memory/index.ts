@@ -4,8 +4,9 @@
  * 1. `prepareMemory` — before the diff is built: repository rules from the base commit, the bot's
  *    memory of the pull request, the plan (full / incremental / unchanged) and the files the model
  *    is shown (ignored files left out), plus the prompt text the rules and plan add.
- * 2. `settleMemory` — after the findings are filtered: findings on ignored files dropped, repeats
- *    dropped, `max_comments` applied, addressed threads found (`postReview` resolves them with
+ * 2. `settleMemory` — after the findings are filtered: findings on ignored files dropped, those
+ *    less severe than `min_severity` set aside, repeats dropped, `max_comments` applied by rank
+ *    (§21), the verdict over the open findings (this review's and earlier ones), addressed threads found (`postReview` resolves them with
  *    `resolveAddressed` once the review is posted, never in a dry run), and the body sections,
  *    the review marker and each inline finding's marker.
  */
@@ -21,7 +22,9 @@ import {
   type EffectiveRules,
   type ServerReviewSettings,
 } from '../repo-rules.js';
-import type { Finding } from '../types.js';
+import { applyCommentBudget, fileOrderOf, splitByThreshold } from '../severity/budget.js';
+import { computeVerdict, openEarlierFindings, verdictLine } from '../severity/verdict.js';
+import type { Finding, Verdict } from '../types.js';
 import { addressedSection, findAddressed } from './addressed.js';
 import { renderReviewMarker } from './markers.js';
 import { planNotice, planPromptNote, planReview, type ReviewPlan } from './plan.js';
@@ -177,6 +180,8 @@ export interface SettleMemoryInput {
   now?: Date;
   /** False when a part failed or the cost cap stopped one (see `markerHeadOf`); default true. */
   complete?: boolean;
+  /** `path\0fingerprint` of the repository's dismissals (`dismissalKeys`): not open, not counted. */
+  dismissed?: ReadonlySet<string>;
 }
 
 /** What `settleMemory` produced. */
@@ -188,6 +193,10 @@ export interface SettledMemory {
   repeats: Finding[];
   /** Open threads of the bot whose code changed: to resolve once the review is posted. */
   addressed: EarlierFinding[];
+  /** §21: findings less severe than `review.min_severity`: not posted. */
+  belowThreshold: Finding[];
+  /** §21: the verdict over this review's posted findings and the earlier ones still open. */
+  verdict: Verdict;
   /** Sections for `buildReviewBody`. */
   extras: Required<ReviewBodyExtras>;
 }
@@ -200,6 +209,7 @@ export function memoryExtras(
 ): Required<ReviewBodyExtras> {
   return {
     before: [planNotice(memory.plan), rulesNotice(memory.rules)].filter((s) => s.length > 0),
+    afterSummary: [],
     after: [],
     markers: headSha === null ? [] : [renderReviewMarker({ head: headSha, at: now.toISOString() })],
   };
@@ -230,23 +240,41 @@ export async function settleMemory(input: SettleMemoryInput): Promise<SettledMem
   const ignoredElsewhere = await ignoredPaths(memory.rules, [...new Set(unknown)]);
   const isIgnored = (path: string): boolean => memory.isIgnored(path) || ignoredElsewhere.has(path);
   const visible = anchored.filter((f) => !isIgnored(f.path));
-  const split = splitRepeats(visible, files, memory.state.findings);
-  const limit = memory.rules.maxComments;
-  const kept = limit === undefined ? split.fresh : split.fresh.slice(0, limit);
-  const overflow = limit === undefined ? [] : split.fresh.slice(limit);
-  const rejected = [...input.rejected, ...misplaced, ...overflow].filter((f) => !isIgnored(f.path));
+  const { rules } = memory;
+  // §21: what is less severe than min_severity is not posted; the budget ranks what is left.
+  const inline = splitByThreshold(visible, rules.minSeverity);
+  const notes = splitByThreshold(
+    [...input.rejected, ...misplaced].filter((f) => !isIgnored(f.path)),
+    rules.minSeverity,
+  );
+  const split = splitRepeats(inline.posted, files, memory.state.findings);
+  const budget = applyCommentBudget(
+    split.fresh,
+    rules.maxComments,
+    fileOrderOf(input.prFileDiffs.map((f) => f.path)),
+  );
+  const kept = budget.keep.map((i) => split.fresh[i]!);
+  const rejected = [...notes.posted, ...budget.folded];
   const reviewed = new Set(memory.shownFiles.map((f) => f.path));
   const addressed = await findAddressed(memory.state.findings, reviewed, input.workspaceDir);
+  const open = openEarlierFindings(memory.state.findings, addressed, input.dismissed);
+  const verdict = computeVerdict(
+    [...kept, ...rejected].map((f) => f.severity).concat(open.map((f) => f.marker.severity)),
+    rules.blockOn,
+  );
   const extras = memoryExtras(memory, markerHeadOf(memory, pr.headSha, input.complete ?? true), input.now);
+  extras.afterSummary.push(verdictLine(verdict));
   extras.after.push(
     ...[repeatsNotice(split.repeats), addressedSection(addressed)].filter((s) => s.length > 0),
   );
   return {
     kept,
-    inlineMarkers: split.markers.slice(0, kept.length),
+    inlineMarkers: budget.keep.map((i) => split.markers[i] ?? ''),
     rejected,
     repeats: split.repeats,
     addressed,
+    belowThreshold: [...inline.below, ...notes.below],
+    verdict,
     extras,
   };
 }

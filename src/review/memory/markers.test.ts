@@ -15,8 +15,17 @@ describe('markers', () => {
   it('round-trips a review marker and a finding marker', () => {
     const review = { head: HEAD, at: '2026-11-25T08:00:00.123Z' };
     expect(parseReviewMarker(`Summary\n\n${renderReviewMarker(review)}`)).toEqual(review);
-    const finding = { fp: '0123456789abcdef', side: 'RIGHT' as const, n: 3 };
+    const finding = { fp: '0123456789abcdef', side: 'RIGHT' as const, n: 3, severity: 'P0' as const };
+    expect(renderFindingMarker(finding)).toBe(
+      '<!-- reviewbot:finding fp=0123456789abcdef side=RIGHT n=3 sev=P0 -->',
+    );
     expect(parseFindingMarker(`Body\n\n${renderFindingMarker(finding)}`)).toEqual(finding);
+  });
+
+  it('reads a finding marker written before severities as P2 (§21)', () => {
+    expect(
+      parseFindingMarker('Body\n\n<!-- reviewbot:finding fp=0123456789abcdef side=LEFT n=2 -->'),
+    ).toEqual({ fp: '0123456789abcdef', side: 'LEFT', n: 2, severity: 'P2' });
   });
 
   it.each([
@@ -35,6 +44,7 @@ describe('markers', () => {
     ['an unknown side', '<!-- reviewbot:finding fp=0123456789abcdef side=UP n=1 -->'],
     ['no count', '<!-- reviewbot:finding fp=0123456789abcdef side=LEFT -->'],
     ['text after it', '<!-- reviewbot:finding fp=0123456789abcdef side=LEFT n=1 -->\nmore'],
+    ['an unknown severity', '<!-- reviewbot:finding fp=0123456789abcdef side=LEFT n=1 sev=P7 -->'],
   ])('finds no finding marker with %s', (_name, body) => {
     expect(parseFindingMarker(body)).toBeUndefined();
   });

@@ -5,7 +5,8 @@
  * - Review marker, in the review body (or the comment that carries it):
  *   `<!-- reviewbot:review head=<40-hex head SHA> at=<ISO time> -->`
  * - Finding marker, at the end of each inline comment:
- *   `<!-- reviewbot:finding fp=<16-hex fingerprint> side=<RIGHT|LEFT> n=<anchored line count> -->`
+ *   `<!-- reviewbot:finding fp=<16-hex fingerprint> side=<RIGHT|LEFT> n=<anchored line count> sev=<P0-P3> -->`
+ *   (`sev`, the finding's severity (§21), is read as P2 when absent: markers written before it existed)
  *
  * The format is the project's own; the README documents it. Markers cannot be forged (issue 27):
  * every text the bot posts that it did not write itself (model output, file paths, titles, error
@@ -14,6 +15,7 @@
  * like a marker (a human quoting one, a malformed value, one in the middle of a body) is ignored.
  */
 import type { DiffSide } from '../../platforms/types.js';
+import { DEFAULT_SEVERITY, type Severity } from '../severity/severity.js';
 
 /** What a review marker records. */
 export interface ReviewMarker {
@@ -30,6 +32,8 @@ export interface FindingMarker {
   side: DiffSide;
   /** Number of non-blank anchored lines the fingerprint covers. */
   n: number;
+  /** The finding's severity (§21); P2 for a marker without one. */
+  severity: Severity;
 }
 
 /** Review marker as the last thing of a body, on its own line (trailing whitespace allowed). */
@@ -37,7 +41,7 @@ const REVIEW_AT_END =
   /(?:^|\n)<!-- reviewbot:review head=([0-9a-f]{7,64}) at=(\d{4}-\d\d-\d\dT[\d:.]+Z) -->\s*$/;
 /** Finding marker as the last thing of an inline comment's body, on its own line. */
 const FINDING_AT_END =
-  /(?:^|\n)<!-- reviewbot:finding fp=([0-9a-f]{16}) side=(RIGHT|LEFT) n=(\d{1,5}) -->\s*$/;
+  /(?:^|\n)<!-- reviewbot:finding fp=([0-9a-f]{16}) side=(RIGHT|LEFT) n=(\d{1,5})(?: sev=(P[0-3]))? -->\s*$/;
 
 /** The review marker text for `marker`. */
 export function renderReviewMarker(marker: ReviewMarker): string {
@@ -46,7 +50,7 @@ export function renderReviewMarker(marker: ReviewMarker): string {
 
 /** The finding marker text for `marker`. */
 export function renderFindingMarker(marker: FindingMarker): string {
-  return `<!-- reviewbot:finding fp=${marker.fp} side=${marker.side} n=${marker.n} -->`;
+  return `<!-- reviewbot:finding fp=${marker.fp} side=${marker.side} n=${marker.n} sev=${marker.severity} -->`;
 }
 
 /**
@@ -65,9 +69,9 @@ export function parseReviewMarker(body: string): ReviewMarker | undefined {
 export function parseFindingMarker(body: string): FindingMarker | undefined {
   const match = FINDING_AT_END.exec(body);
   if (!match) return undefined;
-  const [, fp, side, n] = match;
+  const [, fp, side, n, sev] = match;
   if (!fp || (side !== 'RIGHT' && side !== 'LEFT') || !n) return undefined;
-  return { fp, side, n: Number(n) };
+  return { fp, side, n: Number(n), severity: (sev as Severity | undefined) ?? DEFAULT_SEVERITY };
 }
 
 export { neutraliseMarkers, withoutOwnMarker } from '../../diff/markdown.js';

@@ -178,14 +178,21 @@ describe('memory state, repeats and addressed findings', () => {
     expect(earlier).toHaveLength(1);
     const files = new Map(toFileDiffs(PR_FILES).map((f) => [f.path, f]));
     const kept: Finding[] = [
-      { path: 'a.ts', line: 2, side: 'RIGHT', body: 'New words' },
-      { path: 'b.ts', line: 2, side: 'RIGHT', body: 'Fresh' },
-      { path: 'b.ts', line: 2, side: 'RIGHT', body: 'Fresh again, same code' },
+      { path: 'a.ts', line: 2, side: 'RIGHT', severity: 'P2' as const, confidence: null, body: 'New words' },
+      { path: 'b.ts', line: 2, side: 'RIGHT', severity: 'P2' as const, confidence: null, body: 'Fresh' },
+      {
+        path: 'b.ts',
+        line: 2,
+        side: 'RIGHT',
+        severity: 'P2' as const,
+        confidence: null,
+        body: 'Fresh again, same code',
+      },
     ];
     const split = splitRepeats(kept, files, earlier);
     expect(split.fresh.map((f) => f.body)).toEqual(['Fresh']);
     expect(split.repeats.map((f) => f.body)).toEqual(['New words', 'Fresh again, same code']);
-    expect(split.markers[0]).toMatch(/^<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 -->$/);
+    expect(split.markers[0]).toMatch(/^<!-- reviewbot:finding fp=[0-9a-f]{16} side=RIGHT n=1 sev=P2 -->$/);
     expect(repeatsNotice(split.repeats)).toBe('_2 findings raised in an earlier review were not repeated._');
   });
 

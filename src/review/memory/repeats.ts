@@ -32,7 +32,9 @@ export function anchoredLines(finding: Finding, files: Map<string, FileDiff>): s
 export function findingMarkerOf(finding: Finding, files: Map<string, FileDiff>): FindingMarker | undefined {
   const lines = anchoredLines(finding, files);
   const fp = fingerprintLines(finding.path, lines);
-  return fp ? { fp, side: finding.side, n: normalizeLines(lines).length } : undefined;
+  return fp
+    ? { fp, side: finding.side, n: normalizeLines(lines).length, severity: finding.severity }
+    : undefined;
 }
 
 /** Kept findings split into new ones (with their markers, same order) and repeats. */

@@ -75,17 +75,40 @@ describe('settleMemory', () => {
     });
     expect(memory.shownFiles.map((f) => f.path)).toEqual(['src/a.ts']);
     const kept: Finding[] = [
-      { path: 'src/a.ts', line: 1, side: 'RIGHT', body: 'Same code, new words' },
-      { path: 'src/a.ts', line: 2, side: 'RIGHT', body: 'Second' },
-      { path: 'src/a.ts', line: 3, side: 'RIGHT', body: 'Third' },
-      { path: 'gen/out.ts', line: 1, side: 'RIGHT', body: 'On an ignored file' },
+      {
+        path: 'src/a.ts',
+        line: 1,
+        side: 'RIGHT',
+        severity: 'P2' as const,
+        confidence: null,
+        body: 'Same code, new words',
+      },
+      { path: 'src/a.ts', line: 2, side: 'RIGHT', severity: 'P2' as const, confidence: null, body: 'Second' },
+      { path: 'src/a.ts', line: 3, side: 'RIGHT', severity: 'P2' as const, confidence: null, body: 'Third' },
+      {
+        path: 'gen/out.ts',
+        line: 1,
+        side: 'RIGHT',
+        severity: 'P2' as const,
+        confidence: null,
+        body: 'On an ignored file',
+      },
     ];
     // src/a.ts does not exist in the checkout `dir`: the earlier finding's code is gone.
     const settled = await settleMemory({
       memory,
       pullRequest: PR,
       kept,
-      rejected: [{ path: 'gen/out.ts', line: 9, side: 'RIGHT', body: 'ignored too' }],
+      rejected: [
+        {
+          path: 'gen/out.ts',
+          line: 9,
+          side: 'RIGHT',
+          severity: 'P2' as const,
+          confidence: null,
+          body: 'ignored too',
+        },
+      ],
       prFileDiffs: toFileDiffs(FILES),
       workspaceDir: dir,
       now: new Date('2026-11-25T08:00:00Z'),
@@ -217,8 +240,15 @@ describe('settleMemory', () => {
       pullRequest: PR,
       // LEFT 3 is `y` in the shown diff (X numbering) but `z` in the base: it must not go inline.
       kept: [
-        { path: 'a.ts', line: 3, side: 'LEFT', body: 'About y' },
-        { path: 'b.ts', line: 2, side: 'LEFT', body: 'About b, both numberings agree' },
+        { path: 'a.ts', line: 3, side: 'LEFT', severity: 'P2' as const, confidence: null, body: 'About y' },
+        {
+          path: 'b.ts',
+          line: 2,
+          side: 'LEFT',
+          severity: 'P2' as const,
+          confidence: null,
+          body: 'About b, both numberings agree',
+        },
       ],
       rejected: [],
       prFileDiffs: toFileDiffs(prFiles),

@@ -8,13 +8,20 @@
  * longer than its cap instead of failing, replays no request body under `fetch` (the body reaches the
  * dispatcher as a one-shot stream, so a PUT with a body is never retried), and takes a dispatcher,
  * which neither Azure DevOps' client (`node:http`) nor a test's own `fetch` can use.
+ *
+ * The default underlying fetch is the global one, through the proxy `HTTP_PROXY`/`HTTPS_PROXY`
+ * name unless `NO_PROXY` covers the host (`proxy-dispatcher.ts`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { proxyDispatcher } from './proxy-dispatcher.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, type AttemptFailure, type RetryPolicy } from './retry-policy.js';
 
 /** What a platform's API client takes for its HTTP; every field optional. */
 export interface PlatformHttpOptions {
-  /** The underlying fetch (tests); default the global one. */
+  /**
+   * The underlying fetch (tests); default the global one, through the proxy the environment names
+   * (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`, and their lower-case forms).
+   */
   fetch?: typeof fetch;
   /** Changes to `DEFAULT_RETRY_POLICY`. */
   retry?: Partial<RetryPolicy>;
@@ -112,7 +119,7 @@ async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> 
  * @throws the caller's `signal.reason` when it aborts; `NetworkError` when no attempt got an answer.
  */
 export function createPlatformFetch(options: PlatformFetchOptions): typeof fetch {
-  const base: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const base: typeof fetch = options.fetch ?? fetchThroughEnvProxy;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? 60_000;
   return async function platformFetch(
@@ -181,6 +188,17 @@ export function createPlatformFetch(options: PlatformFetchOptions): typeof fetch
       await wait(decision.delayMs, signal);
     }
   };
+}
+
+/** `globalThis.fetch`, with the environment's proxy as its dispatcher when one is set. */
+async function fetchThroughEnvProxy(
+  input: Parameters<typeof fetch>[0],
+  init?: RequestInit,
+): Promise<Response> {
+  const dispatcher = await proxyDispatcher();
+  if (dispatcher === undefined) return globalThis.fetch(input, init);
+  // Assigned, not typed: Node's RequestInit names its bundled undici's Dispatcher, not undici 8's.
+  return globalThis.fetch(input, Object.assign({ ...init }, { dispatcher }));
 }
 
 function networkError(failure: AttemptFailure, url: URL, timeoutMs: number, cause: unknown): NetworkError {

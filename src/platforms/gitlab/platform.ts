@@ -8,6 +8,7 @@ import type { ExistingComment, Platform, PullRequestInfo } from '../types.js';
 import { createGitLabClient, type GitLabClient } from './client.js';
 import { toPullRequestFile } from './diffs.js';
 import { toPlatformError } from './errors.js';
+import { gitLabListPullRequests } from './list-pull-requests.js';
 import { gitLabMemoryMethods } from './memory-api.js';
 import { gitLabProgressMethods } from './progress.js';
 import { gitLabReactionMethods } from './reactions.js';
@@ -193,6 +194,7 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
     },
 
     ...gitLabMemoryMethods(client, call),
+    ...gitLabListPullRequests(client, call),
     ...gitLabProgressMethods(client, call),
     ...gitLabReactionMethods(client, call),
   };

@@ -21,6 +21,7 @@ import { toPullRequestFiles } from './diffs.js';
 import { cloneUrlOf, forkCloneUrl, prCommitSha } from './head.js';
 import { isBitbucketMentionName } from './names.js';
 import { call } from './errors.js';
+import { bitbucketListPullRequests } from './list-pull-requests.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
 import { toWire } from '../wire-markers.js';
 import { bitbucketProgress } from './progress.js';
@@ -242,6 +243,7 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     },
 
     ...bitbucketMemoryMethods(client, call),
+    ...bitbucketListPullRequests(client, call),
     ...bitbucketProgress(client, call),
   };
 }

@@ -101,6 +101,7 @@ export async function observePullRequest(
         {
           resolved: thread.resolved,
           ...(thread.resolvedBy !== undefined ? { resolvedBy: thread.resolvedBy } : {}),
+          ...(thread.resolvedAsFixed !== undefined ? { resolvedAsFixed: thread.resolvedAsFixed } : {}),
           outdated: thread.outdated,
           dismissed,
           prState: pr.state,

@@ -91,3 +91,25 @@ describe('metrics with a totals source (cluster mode)', () => {
     expect(calls).toBe(1);
   });
 });
+
+describe('metrics of findings (§23)', () => {
+  it('counts findings by platform, severity and outcome, also from a totals source', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.findings('github', 'P2', 'posted', 3);
+    metrics.findings('github', 'P2', 'posted', 1);
+    metrics.findings('gitlab', 'P0', 'addressed', 1);
+    metrics.findings('github', 'P1', 'dismissed', 0);
+    let text = await metrics.registry.metrics();
+    expect(text).toContain('reviewbot_findings_total{platform="github",severity="P2",outcome="posted"} 4');
+    expect(text).toContain('reviewbot_findings_total{platform="gitlab",severity="P0",outcome="addressed"} 1');
+    expect(text).not.toContain('outcome="dismissed"');
+    // Cluster mode: the Job pods' findings (read from the store) add to this process's own.
+    metrics.addTotalsSource(async () => ({
+      'findings:github:P2:posted': 2,
+      'findings:github:P3:dismissed': 1,
+    }));
+    text = await metrics.registry.metrics();
+    expect(text).toContain('reviewbot_findings_total{platform="github",severity="P2",outcome="posted"} 6');
+    expect(text).toContain('reviewbot_findings_total{platform="github",severity="P3",outcome="dismissed"} 1');
+  });
+});

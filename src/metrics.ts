@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics (prom-client) of one server: webhooks by platform and outcome, jobs by bot type
- * and result, job duration, queue depth, agent tokens. A registry per instance, no global state.
+ * and result, job duration, queue depth, agent tokens, findings by platform, severity and outcome. A registry per instance, no global state.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ReviewReceipt, TokenUsage } from './review/types.js';
@@ -10,8 +10,19 @@ import { createUsageTally, type UsageTotals } from './usage-totals.js';
 export type WebhookOutcome =
   'accepted' | 'ignored' | 'duplicate' | 'unauthorized' | 'bad_request' | 'too_large';
 
+/** What the bot saw become of findings (CONTRACT §23), as `reviewbot_findings_total` counts it. */
+export type ObservedFindingOutcome = 'posted' | 'addressed' | 'dismissed';
+
+/**
+ * The small interface a review reports its findings' outcomes into (implemented by `Metrics`):
+ * `count` findings of `severity` (`P0`…`P3`) on `platform` reached `outcome`.
+ */
+export interface FindingsMetric {
+  findings(platform: string, severity: string, outcome: ObservedFindingOutcome, count: number): void;
+}
+
 /** The metrics the server and the jobs record. */
-export interface Metrics {
+export interface Metrics extends FindingsMetric {
   readonly registry: Registry;
   webhook(platform: string, outcome: WebhookOutcome): void;
   /** A finished job; `durationMs` in milliseconds. */
@@ -24,7 +35,7 @@ export interface Metrics {
   /**
    * Cluster mode: from now on the token and cost counters (`reviewbot_review_tokens_total`,
    * `reviewbot_review_cost_usd_total`, `reviewbot_reviews_unpriced_total`,
-   * `reviewbot_agent_tokens_total`) export this process's own amounts plus `source()`'s totals (the
+   * `reviewbot_agent_tokens_total`) and `reviewbot_findings_total` export this process's own amounts plus `source()`'s totals (the
    * Job pods', read from the store), fetched at scrape time at most once a second, one read at a
    * time. A failing `source`, or one that has not answered within `SOURCE_TIMEOUT_MS`, keeps its
    * last answer.
@@ -103,6 +114,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     help: 'Reviews stopped by review.max_cost_usd',
     registers: [registry],
   });
+  const findings = new Counter({
+    name: 'reviewbot_findings_total',
+    help: 'Findings by platform, severity and what the bot saw become of them (posted, addressed, dismissed)',
+    labelNames: ['platform', 'severity', 'outcome'],
+    registers: [registry],
+  });
   const tally = createUsageTally();
   let source: (() => Promise<UsageTotals>) | undefined;
   let external: UsageTotals = {};
@@ -113,14 +130,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const apply = (): void => {
     const local = tally.totals();
     const fields = new Set([...Object.keys(local), ...Object.keys(external)]);
-    for (const counter of [reviewTokens, reviewCost, unpriced, tokens]) counter.reset();
+    for (const counter of [reviewTokens, reviewCost, unpriced, tokens, findings]) counter.reset();
     for (const field of fields) {
       const value = (local[field] ?? 0) + (external[field] ?? 0);
-      const [kind, a, b] = field.split(':');
+      const [kind, a, b, c] = field.split(':');
       if (kind === 'review_tokens' && a) reviewTokens.inc({ kind: a }, value);
       else if (kind === 'review_cost_usd') reviewCost.inc(value);
       else if (kind === 'reviews_unpriced') unpriced.inc(value);
       else if (kind === 'agent_tokens' && a && b) tokens.inc({ bot_type: a, direction: b }, value);
+      else if (kind === 'findings' && a && b && c)
+        findings.inc({ platform: a, severity: b, outcome: c }, value);
     }
   };
   const refresh = (): Promise<void> => {
@@ -157,7 +176,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }
     return refreshing.done;
   };
-  for (const counter of [reviewTokens, reviewCost, unpriced, tokens]) {
+  for (const counter of [reviewTokens, reviewCost, unpriced, tokens, findings]) {
     (counter as unknown as { collect: () => Promise<void> }).collect = refresh;
   }
   return {
@@ -179,6 +198,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       for (const file of receipt.files.skipped) skippedFiles.inc({ reason: file.reason });
       notReviewed.inc(receipt.files.notReviewed.length);
       if (receipt.capped) capped.inc();
+    },
+    findings: (platform, severity, outcome, count) => {
+      if (count <= 0) return;
+      tally.findings(platform, severity, outcome, count);
+      findings.inc({ platform, severity, outcome }, count);
     },
     webhook: (platform, outcome) => webhooks.inc({ platform, outcome }),
     job: (botType, result, durationMs) => {

@@ -4,7 +4,8 @@
  * names map one-to-one to the metrics' label values:
  * - `review_tokens:<kind>` (`input`, `cache_write`, `cache_read`, `output`) → `reviewbot_review_tokens_total{kind}`;
  * - `review_cost_usd` → `reviewbot_review_cost_usd_total`; `reviews_unpriced` → `reviewbot_reviews_unpriced_total`;
- * - `agent_tokens:<bot_type>:<direction>` → `reviewbot_agent_tokens_total{bot_type,direction}`.
+ * - `agent_tokens:<bot_type>:<direction>` → `reviewbot_agent_tokens_total{bot_type,direction}`;
+ * - `findings:<platform>:<severity>:<outcome>` → `reviewbot_findings_total{platform,severity,outcome}`.
  */
 import type { TokenUsage } from './agent/token-usage.js';
 import type { ReviewReceipt } from './review/types.js';
@@ -38,10 +39,11 @@ export function agentTokenTotals(botType: string, usage: TokenUsage): UsageTotal
   };
 }
 
-/** Collects what a job records (`Metrics.reviewReceipt`, `Metrics.agentTokens`) as totals. */
+/** Collects what a job records (`Metrics.reviewReceipt`, `Metrics.agentTokens`, `Metrics.findings`) as totals. */
 export interface UsageTally {
   reviewReceipt(receipt: ReviewReceipt): void;
   agentTokens(botType: string, usage: TokenUsage): void;
+  findings(platform: string, severity: string, outcome: string, count: number): void;
   /** Everything recorded so far (a copy). */
   totals(): UsageTotals;
 }
@@ -52,6 +54,8 @@ export function createUsageTally(): UsageTally {
   return {
     reviewReceipt: (receipt) => void addTotals(totals, receiptTotals(receipt)),
     agentTokens: (botType, usage) => void addTotals(totals, agentTokenTotals(botType, usage)),
+    findings: (platform, severity, outcome, count) =>
+      void addTotals(totals, { [`findings:${platform}:${severity}:${outcome}`]: count }),
     totals: () => ({ ...totals }),
   };
 }

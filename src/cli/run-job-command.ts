@@ -72,7 +72,7 @@ async function setUpAndRun(
   const sandbox = await setUpToolSandbox(config.agent, log);
   const platforms = await buildPlatforms({ env, logger: log });
   const runner = buildRunner(config, env, masker, log, { sandbox });
-  // The job's tokens and cost go to the store once per job id, for the server's /metrics.
+  // The job's tokens, cost and findings go to the store once per job id, for the server's /metrics.
   const metrics = createMetrics({ defaultMetrics: false });
   const tally = createUsageTally();
   const result = await runJob(payload, {
@@ -90,6 +90,10 @@ async function setUpAndRun(
       agentTokens: (botType, usage) => {
         metrics.agentTokens(botType, usage);
         tally.agentTokens(botType, usage);
+      },
+      findings: (platform, severity, outcome, count) => {
+        metrics.findings(platform, severity, outcome, count);
+        tally.findings(platform, severity, outcome, count);
       },
     },
     logger: log,

@@ -1,9 +1,17 @@
 /**
  * `reviewbot stats <platform>:<repo> [--since DATE] [--json] [--max-prs N]` (CONTRACT §2, §23): what
- * became of the bot's findings in one repository (`src/stats/`). Wiring only. Exit codes: 0; 1 a
+ * became of the bot's findings in one repository (`src/stats/`), with the repository's learnings
+ * (dismissals) from the learnings store. Wiring only. Exit codes: 0; 1 a
  * platform failure; 2 usage or configuration.
  */
 import { loadConfig } from '../config/load-config.js';
+import type { RawConfig } from '../config/schema.js';
+import {
+  openLearningsStore,
+  type Learning,
+  type LearningsScope,
+  type LearningsStore,
+} from '../learnings/index.js';
 import { describeError, ReviewbotError, UsageError } from '../errors.js';
 import { EVAL_SEVERITIES } from '../eval/severity.js';
 import { createCliLogger } from '../logger.js';
@@ -78,6 +86,30 @@ export function formatStatsText(report: StatsReport): string {
   ].join('\n');
 }
 
+/**
+ * The repository's learnings from the store reviews write (`store.url`, else the files under
+ * `workspace.base_dir`), for the dismissals and the `learn`s written in findings' threads; none,
+ * with a note on stderr, when the store cannot be read (the counts then miss those dismissals).
+ */
+async function readLearnings(config: RawConfig, scope: LearningsScope): Promise<Learning[]> {
+  let store: LearningsStore | undefined;
+  try {
+    store = await openLearningsStore({
+      ...(config.store.url ? { storeUrl: config.store.url } : {}),
+      baseDir: config.workspace.base_dir,
+    });
+    return await store.list(scope);
+  } catch (error) {
+    const reason = describeError(error).replace(/rediss?:\/\/[^\s]*/g, 'redis://…');
+    process.stderr.write(
+      `reviewbot stats: could not read the learnings (${reason}); dismissals stored there are not counted\n`,
+    );
+    return [];
+  } finally {
+    await store?.close().catch(() => undefined);
+  }
+}
+
 /** Runs `reviewbot stats`; returns the exit code. */
 export async function runStatsCommand(
   options: StatsCommandOptions,
@@ -96,6 +128,7 @@ export async function runStatsCommand(
         .filter((n): n is string => n !== undefined)
         .map((n) => n.toLowerCase()),
     );
+    const learnings = await readLearnings(config, scope);
     const report = await collectStats({
       platform,
       repoFullName: scope.repo,
@@ -103,6 +136,7 @@ export async function runStatsCommand(
       maxPrs,
       botNames,
       allowedUsers: config.access.allowed_users,
+      learnings,
       onPullRequest: (done, total) =>
         process.stderr.write(`reviewbot stats: pull request ${done} of ${total}\n`),
     });

@@ -35,16 +35,16 @@ export async function acquireLearningsStore(
 }
 
 /**
- * The path of the bot finding whose thread `comment` was written in, or undefined when it was not
- * written in a thread the bot started with a finding marker (§13). GitHub: the thread whose first
- * comment is `discussionId` (or the comment itself); GitLab: the discussion `discussionId`; Gitea
- * and Bitbucket Cloud: the thread `inItsThread` placed the comment in.
+ * The bot finding whose thread `comment` was written in (its path and §13 fingerprint), or undefined
+ * when it was not written in a thread the bot started with a finding marker. GitHub: the thread
+ * whose first comment is `discussionId` (or the comment itself); GitLab: the discussion
+ * `discussionId`; Gitea and Bitbucket Cloud: the thread `inItsThread` placed the comment in.
  */
-export async function findingPathOf(
+export async function findingOfThread(
   platform: Platform,
   comment: ReviewComment,
   botUsernames: string[],
-): Promise<string | undefined> {
+): Promise<{ path: string; fingerprint: string } | undefined> {
   if (comment.commentType !== 'review_comment' || !platform.listReviewThreads) return undefined;
   const top = comment.discussionId || comment.commentId;
   const threads = await platform.listReviewThreads(comment.repoFullName, comment.prNumber);
@@ -52,7 +52,7 @@ export async function findingPathOf(
   const found = earlierFindings(threads, own).find(
     (f) => f.thread.commentId === top || (comment.discussionId && f.thread.id === comment.discussionId),
   );
-  return found?.thread.path;
+  return found ? { path: found.thread.path, fingerprint: found.marker.fp } : undefined;
 }
 
 /**
@@ -91,10 +91,14 @@ async function learn(
   if (text.length > LEARNING_LIMITS.maxTextChars) {
     return `Nothing was stored: a learning is at most ${LEARNING_LIMITS.maxTextChars} characters (this one has ${text.length}).`;
   }
-  const path = await findingPathOf(platform, comment, configuredBotUsernames(ctx.config));
+  const finding = await findingOfThread(platform, comment, configuredBotUsernames(ctx.config));
+  const path = finding?.path;
   const scope = { platform: comment.platform, repo: comment.repoFullName };
   const result = await store.add(scope, {
     text,
+    // §23: a `learn` in a finding's thread dismisses that finding; `reviewbot stats` finds it by
+    // its path and fingerprint (a command learning's fingerprint filters no later finding).
+    ...(finding ? { fingerprint: finding.fingerprint } : {}),
     // The finding's file path, as a glob matching exactly that file (a file may be named `*a*a*b`).
     ...(path
       ? {

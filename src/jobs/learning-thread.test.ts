@@ -120,7 +120,11 @@ describe('learn in a finding thread', () => {
       );
       expect(text).toContain(`for files matching \`${at.path}\``);
       const learned = await store.list({ platform: 'gitea', repo: REPO });
-      expect(learned.find((l) => l.text === 'bounds here are inclusive')?.path).toBe(at.path);
+      // §23: the finding's fingerprint too, so that `reviewbot stats` counts it as dismissed.
+      expect(learned.find((l) => l.text === 'bounds here are inclusive')).toMatchObject({
+        path: at.path,
+        fingerprint: '0123456789abcdef',
+      });
       const answer = gitea.codeComments.find((c) => c.body.startsWith('Learned'));
       expect(answer).toMatchObject({ path: finding.path, line: finding.line, author: 'reviewbot-bot' });
       expect(gitea.comments.filter((c) => c.body.startsWith('Learned'))).toEqual([]);
@@ -170,7 +174,11 @@ describe('learn in a finding thread', () => {
       );
       expect(text).toContain(`for files matching \`${at.path}\``);
       const learned = await store.list({ platform: 'bitbucket', repo: REPO });
-      expect(learned.find((l) => l.text === 'bounds here are inclusive')?.path).toBe(at.path);
+      // §23: the finding's fingerprint too, so that `reviewbot stats` counts it as dismissed.
+      expect(learned.find((l) => l.text === 'bounds here are inclusive')).toMatchObject({
+        path: at.path,
+        fingerprint: '0123456789abcdef',
+      });
       const answer = bb.comments(REPO, 1).find((c) => c.raw.startsWith('Learned'));
       expect(answer?.parentId).toBe(top.id);
       expect(bb.violations).toEqual([]);

@@ -3,7 +3,7 @@
  * the real platform, workspace, review pipeline and API runner.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCENARIO_PATHS } from '../../test/support/git-fixtures.js';
+import { commitToBranch, SCENARIO_PATHS } from '../../test/support/git-fixtures.js';
 import { makePayload } from './records.test-helper.js';
 import { metricValue, startJobFixture, type JobFixture } from './job-fixture.test-helper.js';
 import { runJob } from './run-job.js';
@@ -93,6 +93,14 @@ describe('REVIEWER job', () => {
       metricValue(metrics, 'reviewbot_agent_tokens_total', 'bot_type="reviewer",direction="input"'),
     ).toBe(2500);
     expect(metricValue(metrics, 'reviewbot_jobs_total', 'bot_type="reviewer",result="succeeded"')).toBe(2);
+    // §23: the one finding posted (P2: it states no severity).
+    const found = (outcome: string) =>
+      metricValue(
+        metrics,
+        'reviewbot_findings_total',
+        `platform="github",severity="P2",outcome="${outcome}"`,
+      );
+    expect(found('posted')).toBe(1);
   });
 
   it('reviews a lifecycle event with no extra instructions and posts the body as a PR comment', async () => {
@@ -175,5 +183,30 @@ describe('REVIEWER job', () => {
     expect(await runJob(override, fx.ctx)).toEqual({ status: 'succeeded' });
     expect(gate()).toHaveLength(before);
     expect(fx.github.issueComments.at(-1)!.body).toContain('the `reviewbot/verdict` gate is off');
+  });
+
+  it('counts the finding whose code changed as addressed when the next review resolves its thread', async () => {
+    const modified = fx.scenario.files[SCENARIO_PATHS.modified]!;
+    const line = modified.added[0]!;
+    const text = await fx.bareGit('show', `${fx.scenario.head}:${modified.path}`);
+    const lines = text.split('\n');
+    lines[line - 1] = `${lines[line - 1]} // renamed`;
+    commitToBranch(fx.scenario.bareRepoPath, {
+      branch: fx.scenario.head,
+      message: 'Name the constant',
+      changes: { write: { [modified.path]: lines.join('\n') } },
+    });
+    fx.llm.setScript([{ text: '{"summary": "Looks better now.", "comments": []}' }]);
+    const payload = makePayload(
+      'reviewer',
+      'again',
+      fx.comment({ commentId: '9002', body: '@rb-review again' }),
+    );
+    expect(await runJob(payload, fx.ctx)).toEqual({ status: 'succeeded' });
+    expect(fx.github.reviewThreads.filter((t) => t.resolved)).toHaveLength(1);
+    const metrics = await fx.ctx.metrics.registry.metrics();
+    expect(
+      metricValue(metrics, 'reviewbot_findings_total', 'platform="github",severity="P2",outcome="addressed"'),
+    ).toBe(1);
   });
 });

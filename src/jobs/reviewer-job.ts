@@ -4,6 +4,7 @@
  * conversation for the next mention.
  */
 import { executeReview, type ReviewOutcome } from '../review/execute-review.js';
+import { countFindings, markerSeverity } from '../review/findings-metric.js';
 import { reviewLimitsOf } from '../review/limits.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import {
@@ -66,7 +67,13 @@ export async function processReviewerComment(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     limits: await reviewLimitsOf(ctx.config),
     onReviewing: (pr) => ctx.progress?.start(progressTarget(pr)),
-    learnings: { store: learnings.store, allowedUsers: ctx.config.access.allowed_users },
+    learnings: {
+      store: learnings.store,
+      allowedUsers: ctx.config.access.allowed_users,
+      // §23: a dismissal stored now is one the server observes (`reviewbot_findings_total`).
+      onDismissed: ({ marker }) =>
+        countFindings(ctx.metrics, platform.name, 'dismissed', [markerSeverity(marker)]),
+    },
   }).finally(() => learnings.release());
   const gate = {
     platform,
@@ -89,7 +96,7 @@ export async function processReviewerComment(
   }
   ctx.metrics.agentTokens('reviewer', review.result.usage);
   if (review.result.receipt) ctx.metrics.reviewReceipt(review.result.receipt);
-  const posted = await postReview(platform, review, replyTargetOf(comment), ctx.logger);
+  const posted = await postReview(platform, review, replyTargetOf(comment), ctx.logger, ctx.metrics);
   ctx.logger.info(
     { kind: posted.kind, url: posted.posted.url, findings: review.result.findings.length },
     'review posted',

@@ -26,7 +26,10 @@ export interface Learning {
   /** ISO 8601 time it was stored. */
   createdAt: string;
   source: LearningSource;
-  /** Dismissals: the §13 code fingerprint of the dismissed finding (with `path`, its identity). */
+  /**
+   * The §13 code fingerprint of the finding it is about (with `path`, its identity): a dismissal's,
+   * or that of the finding in whose thread a `learn` was written (which dismisses it in `stats`).
+   */
   fingerprint?: string;
 }
 

@@ -151,9 +151,17 @@ export interface ReviewThread {
   commentId?: string;
   /**
    * Login of whoever resolved the thread, when it is resolved and the platform says who (GitHub
-   * GraphQL `resolvedBy`); tells a thread the bot resolved as addressed from one a person resolved.
+   * GraphQL `resolvedBy`, GitLab notes' `resolved_by`, Gitea `resolver`, Bitbucket Cloud
+   * `resolution.user`, Data Center `threadResolver`); tells a thread the bot resolved as addressed
+   * from one a person resolved.
    */
   resolvedBy?: string;
+  /**
+   * For a resolved thread on a platform that does not say who resolved it but whose resolution
+   * kinds tell (Azure DevOps): true when it was resolved the way the bot resolves (`fixed`), false
+   * when with a status only a person sets (won't fix, closed, by design).
+   */
+  resolvedAsFixed?: boolean;
 }
 
 /** One pull request of a repository listing (`Platform.listPullRequests`). */
@@ -307,7 +315,11 @@ export interface Platform {
   /**
    * Optional (CONTRACT §23): the repository's pull requests (open, closed and merged) updated at or
    * after `updatedSince`, most recent first, at most `max`: one listing call sorted by update time,
-   * paginated (GitHub `GET /repos/{o}/{r}/pulls?state=all&sort=updated&direction=desc`).
+   * paginated (GitHub `GET /repos/{o}/{r}/pulls?state=all&sort=updated&direction=desc`; GitLab
+   * `GET /projects/:id/merge_requests?state=all&updated_after=&order_by=updated_at`; Gitea
+   * `GET /repos/{o}/{r}/pulls?state=all&sort=recentupdate`; Bitbucket Cloud `…/pullrequests` with
+   * `q=updated_on >= …&sort=-updated_on`; Data Center `…/pull-requests?state=ALL&order=NEWEST`).
+   * Azure DevOps has no update time: its open pull requests, then those closed since the date.
    */
   listPullRequests?(
     repoFullName: string,

@@ -32,6 +32,8 @@ export interface ReviewLearningsInput {
    * tied to another platform do not count, see `config/access.ts`).
    */
   allowedUsers: readonly string[];
+  /** Called with each finding whose dismissal this review stored (a thumbs-down seen the first time). */
+  onDismissed?: (finding: EarlierFinding) => void;
 }
 
 /** Caps of the learnings section of one prompt (inside the §15 budget, which counts it). */
@@ -109,7 +111,10 @@ export async function collectDismissals(input: {
       source: 'dismissal',
       fingerprint: marker.fp,
     });
-    if (result.kind === 'added') added.push(result.learning);
+    if (result.kind === 'added') {
+      added.push(result.learning);
+      learnings.onDismissed?.({ thread, marker });
+    }
     if (result.kind === 'full') {
       logger.warn({ limit: result.limit }, 'learnings limit reached: a dismissal was not stored');
     }

@@ -4,9 +4,12 @@
  * comment (422), the findings are folded into the body and posted as a comment, so nothing is lost.
  */
 import { PlatformError } from '../errors.js';
+import { findingSeverity } from '../eval/severity.js';
 import type { Logger } from '../logger.js';
+import type { FindingsMetric } from '../metrics.js';
 import type { Platform, Posted, ReplyTarget } from '../platforms/types.js';
 import { buildReviewBody } from './body.js';
+import { countFindings, markerSeverity } from './findings-metric.js';
 import type { ReviewOutcome } from './execute-review.js';
 import { resolveAddressed } from './memory/index.js';
 
@@ -18,7 +21,9 @@ export interface PostedReview {
 
 /**
  * Posts `outcome` on its pull request, then resolves the threads it lists as addressed (§13). `replyTarget` is where a plain comment goes (the thread of the
- * mention, when there is one).
+ * mention, when there is one). With `metric` (the server's), counts the findings posted (inline, or
+ * folded into one comment when the platform refused them) and the threads resolved as addressed
+ * (§23), by severity.
  * @throws AuthError / PlatformError when posting fails.
  */
 export async function postReview(
@@ -26,11 +31,25 @@ export async function postReview(
   outcome: ReviewOutcome,
   replyTarget: ReplyTarget,
   logger: Logger,
+  metric?: FindingsMetric,
 ): Promise<PostedReview> {
   const posted = await postReviewOnly(platform, outcome, replyTarget, logger);
+  countFindings(metric, platform.name, 'posted', outcome.result.findings.map(findingSeverity));
   // §13: the body lists the addressed threads; resolve them now that it is posted (failures logged).
   const { pullRequest: pr } = outcome;
-  await resolveAddressed(platform, pr.repoFullName, pr.number, outcome.addressed ?? [], logger);
+  const resolved = await resolveAddressed(
+    platform,
+    pr.repoFullName,
+    pr.number,
+    outcome.addressed ?? [],
+    logger,
+  );
+  countFindings(
+    metric,
+    platform.name,
+    'addressed',
+    resolved.map((f) => markerSeverity(f.marker)),
+  );
   return posted;
 }
 

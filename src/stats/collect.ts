@@ -2,11 +2,13 @@
  * `reviewbot stats` (CONTRACT §23): what became of the bot's findings in one repository. One listing
  * of the pull requests updated since a date (`Platform.listPullRequests`), then for each pull
  * request the memory reads a review makes: its review threads (the bot's, with a finding marker)
- * and the reactions on each of them (dismissals). Counted per severity; findings of one pull request
- * are read one pull request at a time.
+ * and the reactions on each of them (dismissals), plus the repository's learnings: a dismissal or
+ * a `learn` written in a finding's thread names that finding by path and fingerprint. Counted per
+ * severity; findings of one pull request are read one pull request at a time.
  */
 import { PlatformError } from '../errors.js';
 import { EVAL_SEVERITIES, findingSeverity, type EvalSeverity } from '../eval/severity.js';
+import type { Learning } from '../learnings/index.js';
 import type { Platform, PullRequestSummary } from '../platforms/types.js';
 import { earlierFindings } from '../review/memory/state.js';
 import { findingOutcome, type FindingOutcome } from './outcome.js';
@@ -45,6 +47,12 @@ export interface CollectStatsInput {
   botNames: ReadonlySet<string>;
   /** `access.allowed_users`: only their thumbs-down dismisses a finding (case-insensitive). */
   allowedUsers: readonly string[];
+  /**
+   * The repository's learnings (`reviewbot learnings list`): one with a finding's path and
+   * fingerprint dismisses it (a stored thumbs-down, or a `learn` written in its thread; only
+   * allowed users can teach). Default none.
+   */
+  learnings?: readonly Learning[];
   /** Called after each pull request (for progress). */
   onPullRequest?: (done: number, total: number) => void;
 }
@@ -79,12 +87,13 @@ export async function observePullRequest(
   pr: PullRequestSummary,
   botNames: ReadonlySet<string>,
   allowed: ReadonlySet<string>,
+  learned: ReadonlySet<string> = new Set(),
 ): Promise<ObservedFinding[]> {
   const threads = platform.listReviewThreads ? await platform.listReviewThreads(repoFullName, pr.number) : [];
   const out: ObservedFinding[] = [];
   for (const { thread, marker } of earlierFindings(threads, new Set(botNames))) {
-    let dismissed = false;
-    if (platform.listReactions && thread.commentId && allowed.size > 0) {
+    let dismissed = learned.has(learnedKey(thread.path, marker.fp));
+    if (!dismissed && platform.listReactions && thread.commentId && allowed.size > 0) {
       const reactions = await platform.listReactions({
         repoFullName,
         prNumber: pr.number,
@@ -101,6 +110,7 @@ export async function observePullRequest(
         {
           resolved: thread.resolved,
           ...(thread.resolvedBy !== undefined ? { resolvedBy: thread.resolvedBy } : {}),
+          ...(thread.resolvedAsFixed !== undefined ? { resolvedAsFixed: thread.resolvedAsFixed } : {}),
           outdated: thread.outdated,
           dismissed,
           prState: pr.state,
@@ -108,6 +118,25 @@ export async function observePullRequest(
         botNames,
       ),
     });
+  }
+  return out;
+}
+
+function learnedKey(path: string, fingerprint: string): string {
+  return `${path}\0${fingerprint}`;
+}
+
+/**
+ * The findings `learnings` dismiss, as `path\0fingerprint` keys: a dismissal stores the finding's
+ * path as it is, a `learn` in its thread as a glob matching exactly that path (`escapeGlob`), read
+ * back here without its escapes.
+ */
+export function learnedFindings(learnings: readonly Learning[]): Set<string> {
+  const out = new Set<string>();
+  for (const l of learnings) {
+    if (l.path === undefined || !l.fingerprint) continue;
+    out.add(learnedKey(l.path, l.fingerprint));
+    out.add(learnedKey(l.path.replace(/\\(.)/g, '$1'), l.fingerprint));
   }
   return out;
 }
@@ -127,9 +156,11 @@ export async function collectStats(input: CollectStatsInput): Promise<StatsRepor
     max: input.maxPrs,
   });
   const allowed = new Set(input.allowedUsers.map((u) => u.toLowerCase()));
+  const learned = learnedFindings(input.learnings ?? []);
   const bySeverity = emptyStats();
   for (const [i, pr] of listing.pullRequests.entries()) {
-    for (const finding of await observePullRequest(platform, repoFullName, pr, input.botNames, allowed)) {
+    const found = await observePullRequest(platform, repoFullName, pr, input.botNames, allowed, learned);
+    for (const finding of found) {
       const counts = bySeverity[finding.severity];
       counts.posted++;
       const key = OUTCOME_KEY[finding.outcome];

@@ -18,6 +18,16 @@ describe('findingOutcome', () => {
     ],
     ['a resolved thread whose code did not change, resolver unknown', { resolved: true }, 'resolved'],
     [
+      'a thread resolved as fixed, resolver unknown (Azure DevOps)',
+      { resolved: true, resolvedAsFixed: true },
+      'addressed',
+    ],
+    [
+      "a thread closed as won't fix, resolver unknown",
+      { resolved: true, resolvedAsFixed: false, outdated: true },
+      'resolved',
+    ],
+    [
       'a dismissed finding, even resolved',
       { dismissed: true, resolved: true, resolvedBy: 'reviewbot' },
       'dismissed',

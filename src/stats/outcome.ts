@@ -13,6 +13,8 @@ export interface ThreadFacts {
   resolved: boolean;
   /** Who resolved it, when the platform says. */
   resolvedBy?: string;
+  /** Resolved the way the bot resolves, where the platform tells only that (`ReviewThread.resolvedAsFixed`). */
+  resolvedAsFixed?: boolean;
   /** The platform says the code under the thread changed since it was written. */
   outdated: boolean;
   /** An allowed user dismissed the finding (thumbs-down). */
@@ -22,7 +24,8 @@ export interface ThreadFacts {
 
 /**
  * The outcome of one finding. A resolved thread counts as `addressed` when the bot resolved it
- * (`botNames`, lower-cased); when the platform does not say who resolved it, when its code changed
+ * (`botNames`, lower-cased); when the platform does not say who resolved it, when it was resolved
+ * the way the bot resolves (`resolvedAsFixed`, Azure DevOps `fixed`), or else when its code changed
  * since (`outdated`: the bot resolves only threads whose code changed); else as `resolved`.
  */
 export function findingOutcome(facts: ThreadFacts, botNames: ReadonlySet<string>): FindingOutcome {
@@ -31,6 +34,7 @@ export function findingOutcome(facts: ThreadFacts, botNames: ReadonlySet<string>
     if (facts.resolvedBy !== undefined) {
       return botNames.has(facts.resolvedBy.toLowerCase()) ? 'addressed' : 'resolved';
     }
+    if (facts.resolvedAsFixed !== undefined) return facts.resolvedAsFixed ? 'addressed' : 'resolved';
     return facts.outdated ? 'addressed' : 'resolved';
   }
   return facts.prState === 'open' ? 'open' : 'open-at-merge';

@@ -147,6 +147,15 @@ describe.each([
     const dismissed = /kind="learnings">([\s\S]*?)<\/untrusted-data-/.exec(lastPrompt())![1]!;
     expect(dismissed).toMatch(dismissalLine);
     expect(dismissed).not.toContain(FINDING);
+    // §23: the server counts what it saw: the one finding posted (the first pass; the fourth pull
+    // request's was dropped as dismissed), and its dismissal stored by the second pass.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const count = (outcome: string) =>
+      new RegExp(
+        `^reviewbot_findings_total\\{platform="${driver.name}",severity="P2",outcome="${outcome}"\\} (\\d+)$`,
+        'm',
+      ).exec(metrics)?.[1];
+    expect([count('posted'), count('dismissed'), count('addressed')]).toEqual(['1', '1', undefined]);
     expect(driver.violations()).toEqual([]);
   });
 

@@ -15,6 +15,7 @@ import { AZURE_HTTP, createAzureClient, type AzureClient } from './client.js';
 import { withHunks } from './diffs.js';
 import { iterationChanges, latestIteration } from './iterations.js';
 import { toWire } from '../wire-markers.js';
+import { azureListPullRequests } from './list-pull-requests.js';
 import { azureMemoryMethods } from './memory-api.js';
 import { azureProgress } from './progress.js';
 import type { AzureDevOpsSettings } from './settings.js';
@@ -194,6 +195,7 @@ export function createAzureDevOpsPlatform(options: AzureDevOpsPlatformOptions): 
     },
 
     ...azureMemoryMethods(client, call),
+    ...azureListPullRequests(client, call),
     ...azureProgress(client, call, prUrl),
   };
 }

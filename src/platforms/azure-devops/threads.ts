@@ -33,6 +33,8 @@ export interface AzureComment {
 export interface AzureThread {
   id: number;
   resolved: boolean;
+  /** Resolved with status `fixed` ("Resolved", the status the bot sets), not won't fix/closed/by design. */
+  fixed: boolean;
   /** Repository path without the leading `/`, for threads anchored in a file. */
   path?: string;
   line?: number;
@@ -74,6 +76,7 @@ export function toAzureThread(thread: GitPullRequestCommentThread): AzureThread 
   const out: AzureThread = {
     id: thread.id,
     resolved: status !== THREAD_STATUS.active && status !== THREAD_STATUS.pending && status !== 0,
+    fixed: status === THREAD_STATUS.fixed,
     comments,
   };
   if (context?.filePath) {
@@ -130,7 +133,12 @@ export function toExistingComments(threads: AzureThread[]): ExistingComment[] {
   return out;
 }
 
-/** The threads anchored in a file, as `ReviewThread`s (Azure DevOps reports no "outdated" flag). */
+/**
+ * The threads anchored in a file, as `ReviewThread`s. Azure DevOps reports no "outdated" flag, and a
+ * thread's status change carries no actor (the thread object names nobody who set it): instead of
+ * `resolvedBy`, `resolvedAsFixed` tells the bot's resolution (`fixed`) from those only a person
+ * chooses (won't fix, closed, by design).
+ */
 export function toReviewThreads(threads: AzureThread[]): ReviewThread[] {
   return threads
     .filter((t) => t.path)
@@ -139,6 +147,7 @@ export function toReviewThreads(threads: AzureThread[]): ReviewThread[] {
       path: t.path ?? '',
       ...(t.line ? { line: t.line, side: t.side ?? 'RIGHT' } : {}),
       resolved: t.resolved,
+      ...(t.resolved ? { resolvedAsFixed: t.fixed } : {}),
       outdated: false,
       authorUsername: t.comments[0]?.author ?? '',
       body: t.comments[0]?.body ?? '',

@@ -46,6 +46,8 @@ export interface BitbucketComment {
   inline?: { path: string; line?: number; side?: 'RIGHT' | 'LEFT' };
   parentId?: number;
   resolved: boolean;
+  /** Who resolved the thread (`identityOf` of `resolution.user`), when resolved and reported. */
+  resolvedBy?: string;
 }
 
 /** Every live comment of pull request `id`, oldest first. */
@@ -88,6 +90,7 @@ export async function listBitbucketComments(
         : {}),
       ...(c.parent ? { parentId: c.parent.id } : {}),
       resolved: c.resolution != null,
+      ...(identityOf(c.resolution?.user) ? { resolvedBy: identityOf(c.resolution?.user) } : {}),
     });
   }
   return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -108,7 +111,8 @@ export function toExistingComments(comments: BitbucketComment[]): ExistingCommen
 }
 
 /**
- * The inline threads: each top-level inline comment with its resolution (Bitbucket reports no
+ * The inline threads: each top-level inline comment with its resolution and who resolved it
+ * (`resolution.user`, in the `{<account id>}` form authors are compared in; Bitbucket reports no
  * "outdated" flag in the API; a thread on a line the diff no longer has reads as not outdated).
  */
 export function toReviewThreads(comments: BitbucketComment[]): ReviewThread[] {
@@ -122,6 +126,7 @@ export function toReviewThreads(comments: BitbucketComment[]): ReviewThread[] {
       outdated: false,
       authorUsername: c.author,
       body: c.body,
+      ...(c.resolved && c.resolvedBy ? { resolvedBy: c.resolvedBy } : {}),
     }));
 }
 

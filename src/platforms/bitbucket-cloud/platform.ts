@@ -21,6 +21,7 @@ import {
 import { toPullRequestFiles } from './diffs.js';
 import { cloneUrlOf, forkCloneUrl, prCommitSha } from './head.js';
 import { isBitbucketMentionName } from './names.js';
+import { bitbucketListPullRequests } from './list-pull-requests.js';
 import { bitbucketMemoryMethods } from './memory-api.js';
 import { toWire } from '../wire-markers.js';
 import { bitbucketProgress } from './progress.js';
@@ -244,6 +245,7 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
     },
 
     ...bitbucketMemoryMethods(client, call),
+    ...bitbucketListPullRequests(client, call),
     ...bitbucketProgress(client, call),
   };
 }

@@ -47,7 +47,8 @@ export const Comment = z.object({
   inline: z
     .object({ path: z.string(), from: z.number().int().nullish(), to: z.number().int().nullish() })
     .nullish(),
-  resolution: z.unknown().optional(),
+  /** `comment_resolution` (`user`: who resolved the thread), or null/absent when unresolved. */
+  resolution: z.object({ user: Account.nullish() }).passthrough().nullish(),
   links: Links.optional(),
 });
 

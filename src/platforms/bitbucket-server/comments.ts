@@ -25,6 +25,8 @@ export interface ServerComment {
   /** Id of the comment this one replies to. */
   parentId?: number;
   resolved: boolean;
+  /** Who resolved the thread (`threadResolver`'s login), when resolved and reported. */
+  resolvedBy?: string;
 }
 
 /** The login of a `RestApplicationUser`: its `name` (what `@mentions` and `X-AUSERNAME` use). */
@@ -90,6 +92,9 @@ export async function listServerComments(
             }
           : {}),
         resolved: c.threadResolved === true,
+        ...(c.threadResolved && loginOf(c.threadResolver ?? undefined)
+          ? { resolvedBy: loginOf(c.threadResolver ?? undefined) }
+          : {}),
       });
     }
     for (const reply of c.comments) visit(reply, undefined, c.id);
@@ -125,7 +130,7 @@ export function toExistingComments(comments: ServerComment[]): ExistingComment[]
   }));
 }
 
-/** The inline threads: each root inline comment with its `threadResolved` state. */
+/** The inline threads: each root inline comment with its `threadResolved` state and resolver. */
 export function toReviewThreads(comments: ServerComment[]): ReviewThread[] {
   return comments
     .filter((c) => c.inline && c.parentId === undefined)
@@ -138,5 +143,6 @@ export function toReviewThreads(comments: ServerComment[]): ReviewThread[] {
       authorUsername: c.author,
       body: c.body,
       commentId: String(c.id),
+      ...(c.resolvedBy ? { resolvedBy: c.resolvedBy } : {}),
     }));
 }

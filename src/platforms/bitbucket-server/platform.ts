@@ -13,6 +13,7 @@ import { platformCall } from '../http/index.js';
 import { BITBUCKET_SERVER_HTTP, createBitbucketServerRestClient, repoParams } from './client.js';
 import { listServerComments, loginOf, toExistingComments } from './comments.js';
 import { patchesOfText, toPullRequestFiles } from './diffs.js';
+import { serverListPullRequests } from './list-pull-requests.js';
 import { serverMemoryMethods } from './memory-api.js';
 import { serverProgress } from './progress.js';
 import { Change, Comment, PullRequest } from './schemas.js';
@@ -198,6 +199,7 @@ export function createBitbucketServerPlatform(options: BitbucketServerPlatformOp
     },
 
     ...serverMemoryMethods(client, call),
+    ...serverListPullRequests(client, call),
     ...serverProgress(client, call, prUrl),
   };
 }

@@ -68,6 +68,8 @@ export interface CommentShape {
   createdDate: number;
   anchor?: z.infer<typeof Anchor> | undefined;
   threadResolved?: boolean | undefined;
+  /** Who resolved the thread (`RestComment.threadResolver`, Data Center 8.9+). */
+  threadResolver?: z.infer<typeof User> | null | undefined;
   state?: string | undefined;
   comments: CommentShape[];
 }
@@ -82,6 +84,7 @@ export const Comment: z.ZodType<CommentShape, unknown> = z.lazy(() =>
     createdDate: z.number().default(0),
     anchor: Anchor.optional(),
     threadResolved: z.boolean().optional(),
+    threadResolver: User.nullish(),
     state: z.string().optional(),
     comments: z.array(Comment).default([]),
   }),

@@ -11,6 +11,7 @@ import { platformCall, type RetryPolicy } from '../http/index.js';
 import { createGiteaClient, GITEA_HTTP, type GiteaClient } from './client.js';
 import { splitUnifiedDiff } from '../../diff/unified.js';
 import { toPullRequestFiles } from './diffs.js';
+import { giteaListPullRequests } from './list-pull-requests.js';
 import { giteaMemoryMethods } from './memory-api.js';
 import { giteaProgressMethods } from './progress.js';
 import { giteaReactionMethods } from './reactions.js';
@@ -192,6 +193,7 @@ export function createGiteaPlatform(options: GiteaPlatformOptions): Platform {
     },
 
     ...giteaMemoryMethods(client, call, botUsernames),
+    ...giteaListPullRequests(client, call),
     ...giteaProgressMethods(client, call),
     ...giteaReactionMethods(client, call),
   };

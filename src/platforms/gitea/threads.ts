@@ -60,26 +60,29 @@ export function conversationsOf(comments: PullReviewComment[]): PullReviewCommen
 
 /**
  * Threads of the code comments: id = the first comment's id; resolved when Gitea marked the first
- * comment resolved, or when `botLogins` replied with `ADDRESSED_MARKER`. Gitea's API does not say
- * whether a conversation is outdated: `outdated` is false.
+ * comment resolved, or when `botLogins` replied with `ADDRESSED_MARKER`; `resolvedBy` is the first
+ * comment's `resolver`, else the bot that replied so. Gitea's API does not say whether a
+ * conversation is outdated: `outdated` is false.
  */
 export function threadsOf(comments: PullReviewComment[], botLogins: string[]): ReviewThread[] {
   const bots = new Set(botLogins.map((l) => l.toLowerCase()));
   return conversationsOf(comments).map((group) => {
     const first = group[0] as PullReviewComment;
     const place = placeOf(first);
-    const addressed = group.some(
+    const addressedBy = group.find(
       (c) => bots.has((c.user?.login ?? '').toLowerCase()) && c.body.includes(ADDRESSED_MARKER),
     );
+    const resolvedBy = first.resolver?.login ?? addressedBy?.user?.login;
     return {
       id: String(first.id),
       path: first.path,
       ...(place ? { line: place.line, side: place.side } : {}),
-      resolved: Boolean(first.resolver) || addressed,
+      resolved: Boolean(first.resolver) || Boolean(addressedBy),
       outdated: false,
       authorUsername: first.user?.login ?? '',
       body: first.body,
       commentId: String(first.id),
+      ...(resolvedBy ? { resolvedBy } : {}),
     };
   });
 }

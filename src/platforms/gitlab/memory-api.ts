@@ -33,7 +33,10 @@ function missing(error: unknown): boolean {
   return error instanceof PlatformHttpError && (error.status === 404 || error.status === 400);
 }
 
-/** Threads of the discussions: diff discussions only, resolved when every resolvable note is. */
+/**
+ * Threads of the discussions: diff discussions only, resolved when every resolvable note is, with
+ * `resolvedBy` from the notes' `resolved_by` (GitLab sets it on each resolvable note).
+ */
 export function threadsOf(discussions: Discussion[]): ReviewThread[] {
   const out: ReviewThread[] = [];
   for (const discussion of discussions) {
@@ -42,16 +45,19 @@ export function threadsOf(discussions: Discussion[]): ReviewThread[] {
     if (!first || first.type !== 'DiffNote' || !path) continue;
     const resolvable = discussion.notes.filter((n) => n.resolvable);
     const position = first.position;
+    const resolved = resolvable.length > 0 && resolvable.every((n) => n.resolved);
+    const resolvedBy = resolved ? resolvable.find((n) => n.resolved_by)?.resolved_by?.username : undefined;
     const line = position?.new_line ?? position?.old_line ?? undefined;
     out.push({
       id: discussion.id,
       path,
       ...(line ? { line, side: position?.new_line ? ('RIGHT' as const) : ('LEFT' as const) } : {}),
-      resolved: resolvable.length > 0 && resolvable.every((n) => n.resolved),
+      resolved,
       outdated: false,
       authorUsername: first.author.username,
       body: first.body,
       commentId: String(first.id),
+      ...(resolvedBy ? { resolvedBy } : {}),
     });
   }
   return out;

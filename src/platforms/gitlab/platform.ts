@@ -8,6 +8,7 @@ import type { ExistingComment, Platform, PullRequestInfo } from '../types.js';
 import { platformCall, PlatformHttpError, type RetryPolicy } from '../http/index.js';
 import { createGitLabClient, GITLAB_HTTP, type GitLabClient } from './client.js';
 import { toPullRequestFile } from './diffs.js';
+import { gitLabListPullRequests } from './list-pull-requests.js';
 import { gitLabMemoryMethods } from './memory-api.js';
 import { gitLabProgressMethods } from './progress.js';
 import { gitLabReactionMethods } from './reactions.js';
@@ -187,6 +188,7 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
     },
 
     ...gitLabMemoryMethods(client, call),
+    ...gitLabListPullRequests(client, call),
     ...gitLabProgressMethods(client, call),
     ...gitLabReactionMethods(client, call),
   };

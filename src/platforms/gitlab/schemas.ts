@@ -71,6 +71,8 @@ export const Note = z.object({
   system: z.boolean(),
   resolvable: z.boolean().nullish(),
   resolved: z.boolean().nullish(),
+  /** Who resolved the discussion (on its resolvable notes, once resolved). */
+  resolved_by: GitLabUser.nullish(),
   position: NotePosition.nullish(),
 });
 export type Note = z.infer<typeof Note>;

@@ -23,6 +23,7 @@ import { createGitHttpHandler } from '../git-http-server.js';
 import { createFaults } from './faults.js';
 import { LOCATIONS, error, wrap, type Answer } from './protocol.js';
 import { createRoutes, type World } from './routes.js';
+import { setLifecycle } from './routes-list.js';
 import type {
   AddPullRequest,
   FakeAzureOptions,
@@ -207,6 +208,17 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
       const pull = findPull(project, repo, id);
       if (!pull) throw new Error('fake Azure DevOps: no such pull request');
       return prJson(pull);
+    },
+    /** Completes (merges) or abandons the pull request now, or reactivates it. */
+    setPullRequestStatus(
+      project: string,
+      repo: string,
+      id: number,
+      status: 'active' | 'completed' | 'abandoned',
+    ) {
+      const pull = findPull(project, repo, id);
+      if (!pull) throw new Error('fake Azure DevOps: no such pull request');
+      setLifecycle(pull, status);
     },
     threads: (project: string, repo: string, id: number) => findPull(project, repo, id)?.threads ?? [],
     statuses: (project: string, repo: string, id: number) => findPull(project, repo, id)?.statuses ?? [],

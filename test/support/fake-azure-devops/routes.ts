@@ -6,6 +6,7 @@
 import { computeDiffFiles, type DiffFile } from '../fake-github/diff.js';
 import { commitsBetween, fileAt, mergeBase, revParse } from '../fake-bitbucket-cloud/git.js';
 import { badAnchor } from './anchors.js';
+import { listPullRequests } from './routes-list.js';
 import {
   changeType,
   enumName,
@@ -164,6 +165,10 @@ export function createRoutes(world: World) {
           commonCommit: await mergeBase(bare, base, target),
         },
       };
+    }
+    if (method === 'GET' && rest.toLowerCase() === 'pullrequests') {
+      const all = [...pulls.values()].filter((p) => p.project === project && p.repo === anyPull.repo);
+      return listPullRequests(all, u, prJson);
     }
     const pr = /^pullRequests\/(\d+)(?:\/(.*))?$/.exec(rest);
     if (!pr) return error(404, 'no such resource');

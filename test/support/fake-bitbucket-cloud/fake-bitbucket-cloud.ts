@@ -150,7 +150,7 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
           // Already linked by an earlier pull request of the same repository.
         }
       }
-      world.pulls.set(`${pr.repo}#${pr.id}`, { ...pr, comments: [] });
+      world.pulls.set(`${pr.repo}#${pr.id}`, { ...pr, comments: [], createdOn: new Date().toISOString() });
     },
     comments: (repo, id) => world.pulls.get(`${repo}#${id}`)?.comments ?? [],
     addComment(repo, id, comment) {
@@ -164,6 +164,18 @@ export async function startFakeBitbucketCloud(options: FakeBitbucketOptions): Pr
       };
       pull.comments.push(stored);
       return stored;
+    },
+    setPullRequestState(repo, id, state) {
+      const pull = world.pulls.get(`${repo}#${id}`);
+      if (!pull) throw new Error(`fake Bitbucket: no pull request ${repo}#${id}`);
+      pull.state = state;
+      pull.updatedOn = new Date().toISOString();
+    },
+    resolveComment(repo, id, commentId, login) {
+      const c = world.pulls.get(`${repo}#${id}`)?.comments.find((x) => x.id === commentId);
+      if (!c?.inline || c.parentId !== undefined) throw new Error(`fake Bitbucket: no thread ${commentId}`);
+      c.resolved = true;
+      c.resolvedBy = login;
     },
     statuses: world.statuses,
     requests,

@@ -1,5 +1,6 @@
 /** The fake Bitbucket Cloud's operations (paths relative to `/2.0`, as in the OpenAPI description). */
 import { fileAt, lineInPatch, mergeBase, revParse, specDiff, specFiles, commitsBetween } from './git.js';
+import { listPullRequests } from './handlers-list.js';
 import type { AddPullRequest, StoredComment, StoredStatus } from './types.js';
 
 /** What a handler answers. */
@@ -11,7 +12,14 @@ export interface Answer {
 }
 
 /** A pull request with its comments. */
-export type PullState = AddPullRequest & { comments: StoredComment[] };
+export type PullState = AddPullRequest & {
+  comments: StoredComment[];
+  /** `OPEN` unless set with `setPullRequestState`. */
+  state?: 'OPEN' | 'MERGED' | 'DECLINED' | 'SUPERSEDED';
+  createdOn?: string;
+  /** Time of the last state change. */
+  updatedOn?: string;
+};
 
 /** Everything the fake holds. */
 export interface World {
@@ -70,7 +78,12 @@ function commentJson(world: World, pull: PullState, c: StoredComment) {
     ...(c.inline ? { inline: c.inline } : {}),
     ...(c.parentId !== undefined ? { parent: { type: 'pullrequest_comment', id: c.parentId } } : {}),
     ...(c.resolved
-      ? { resolution: { type: 'comment_resolution', user: account(world, world.bot.nickname) } }
+      ? {
+          resolution: {
+            type: 'comment_resolution',
+            user: account(world, c.resolvedBy ?? world.bot.nickname),
+          },
+        }
       : {}),
     links: { html: { href: `${world.url}/${pull.repo}/pull-requests/${pull.id}#comment-${c.id}` } },
   };
@@ -168,6 +181,8 @@ export async function handle(
   const bare = anyPull.bareRepoPath;
   const pull = world.pulls.get(`${repo}#${params.pull_request_id}`);
   switch (`${method} ${template}`) {
+    case `GET ${R}/pullrequests`:
+      return listPullRequests(world, repo, url);
     case `GET ${R}`:
       return {
         status: 200,
@@ -231,7 +246,7 @@ export async function handle(
           id: pull.id,
           title: pull.title ?? '',
           description: pull.description ?? '',
-          state: 'OPEN',
+          state: pull.state ?? 'OPEN',
           author: account(world, pull.author ?? 'alice'),
           source: end(pull.headBranch, head, pull.sourceRepo),
           destination: end(pull.baseBranch, base),

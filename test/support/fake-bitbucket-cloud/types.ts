@@ -51,6 +51,8 @@ export interface StoredComment {
   inline?: { path: string; from?: number; to?: number; start_from?: number; start_to?: number };
   parentId?: number;
   resolved: boolean;
+  /** Nickname of who resolved it (`resolution.user`); default the bot. */
+  resolvedBy?: string;
 }
 
 /** A build status as posted. */
@@ -99,6 +101,10 @@ export interface FakeBitbucketCloud {
     id: number,
     comment: Omit<StoredComment, 'id' | 'createdOn' | 'resolved'>,
   ): StoredComment;
+  /** Merges, declines or supersedes a pull request (its `state` and `updated_on`). */
+  setPullRequestState(repo: string, id: number, state: 'OPEN' | 'MERGED' | 'DECLINED' | 'SUPERSEDED'): void;
+  /** Resolves top-level inline comment `commentId` as user `login` would in the web UI. */
+  resolveComment(repo: string, id: number, commentId: number, login: string): void;
   statuses: StoredStatus[];
   requests: RecordedRequest[];
   gitRequests: GitRequest[];

@@ -37,6 +37,9 @@ export function commentJson(c: StoredComment): Record<string, unknown> {
     severity: 'NORMAL',
     state: 'OPEN',
     threadResolved: c.threadResolved,
+    ...(c.threadResolved && c.threadResolver
+      ? { threadResolver: user(c.threadResolver), threadResolvedDate: c.threadResolvedDate }
+      : {}),
     ...(c.anchor ? { anchor: { ...c.anchor, diffType: c.anchor.diffType ?? 'EFFECTIVE' } } : {}),
   };
 }
@@ -145,7 +148,16 @@ export function updateComment(world: World, c: StoredComment, body: Record<strin
   if (update.threadResolved !== undefined && c.parentId !== undefined)
     return error(400, 'Only the root comment of a thread can resolve it.');
   if (update.text !== undefined) c.text = update.text;
-  if (update.threadResolved !== undefined) c.threadResolved = update.threadResolved;
+  if (update.threadResolved !== undefined && update.threadResolved !== c.threadResolved) {
+    c.threadResolved = update.threadResolved;
+    if (c.threadResolved) {
+      c.threadResolver = world.username;
+      c.threadResolvedDate = Date.now();
+    } else {
+      delete c.threadResolver;
+      delete c.threadResolvedDate;
+    }
+  }
   c.version++;
   return { status: 200, body: commentJson(c) };
 }

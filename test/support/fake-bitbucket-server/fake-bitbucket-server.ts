@@ -150,7 +150,7 @@ export async function startFakeBitbucketServer(
       } catch {
         // Already linked by an earlier pull request of the same repository.
       }
-      world.pulls.set(`${pr.repo}#${pr.id}`, { ...pr, comments: [] });
+      world.pulls.set(`${pr.repo}#${pr.id}`, { ...pr, comments: [], createdDate: Date.now() });
     },
     comments: (repo, id) =>
       flatten(world.pulls.get(`${repo}#${id}`)?.comments ?? []).sort((a, b) => a.id - b.id),
@@ -174,6 +174,19 @@ export async function startFakeBitbucketServer(
       };
       (parent ? parent.replies : pull.comments).push(stored);
       return stored;
+    },
+    setPullRequestState(repo, id, state) {
+      const pull = world.pulls.get(`${repo}#${id}`);
+      if (!pull) throw new Error(`fake Bitbucket Data Center: no pull request ${repo}#${id}`);
+      pull.state = state;
+      pull.updatedDate = Date.now();
+    },
+    resolveThread(repo, id, commentId, login) {
+      const c = world.pulls.get(`${repo}#${id}`)?.comments.find((x) => x.id === commentId);
+      if (!c) throw new Error(`fake Bitbucket Data Center: no root comment ${commentId}`);
+      c.threadResolved = true;
+      c.threadResolver = login;
+      c.threadResolvedDate = Date.now();
     },
     statuses: world.statuses,
     requests,

@@ -6,6 +6,7 @@
 import { computeFullDiff } from '../fake-github/diff.js';
 import { commentJson, createComment, find, flatten, shas, updateComment, user } from './comments.js';
 import { changedFiles, commitsBetween, fileAt, restDiff, restPath, revParse } from './git.js';
+import { listPullRequests } from './handlers-list.js';
 import { error, type Answer, type World } from './world.js';
 
 export { flatten } from './comments.js';
@@ -102,6 +103,8 @@ export async function handle(
   const bare = anyPull.bareRepoPath;
   const q = (name: string) => url.searchParams.get(name) ?? '';
   switch (`${method} ${template}`) {
+    case `GET ${R}/pull-requests`:
+      return listPullRequests(world, repo, url, paged);
     case `POST ${R}/commits/{commitId}/builds`: {
       const status = body as { key: string; state: string; url: string; description?: string };
       if (!(await revParse(bare, params.commitId ?? ''))) return notFound('commit');
@@ -157,9 +160,9 @@ export async function handle(
           version: 0,
           title: pull.title ?? '',
           description: pull.description ?? '',
-          state: 'OPEN',
-          open: true,
-          closed: false,
+          state: pull.state ?? 'OPEN',
+          open: (pull.state ?? 'OPEN') === 'OPEN',
+          closed: (pull.state ?? 'OPEN') !== 'OPEN',
           locked: false,
           author: {
             user: user(pull.author ?? 'alice'),

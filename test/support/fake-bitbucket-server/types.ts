@@ -41,6 +41,9 @@ export interface StoredComment {
   };
   parentId?: number;
   threadResolved: boolean;
+  /** Who resolved the thread and when (epoch ms), while resolved. */
+  threadResolver?: string;
+  threadResolvedDate?: number;
   replies: StoredComment[];
 }
 
@@ -88,6 +91,10 @@ export interface FakeBitbucketServer {
     id: number,
     comment: { text: string; author: string; anchor?: StoredComment['anchor']; parentId?: number },
   ): StoredComment;
+  /** Merges or declines a pull request (its `state` and `updatedDate`). */
+  setPullRequestState(repo: string, id: number, state: 'OPEN' | 'DECLINED' | 'MERGED'): void;
+  /** Resolves the thread of root comment `commentId` as user `login` would in the web UI. */
+  resolveThread(repo: string, id: number, commentId: number, login: string): void;
   statuses: StoredStatus[];
   requests: RecordedRequest[];
   gitRequests: GitRequest[];

@@ -9,7 +9,14 @@ export interface Answer {
 }
 
 /** A pull request with its root comments. */
-export type PullState = AddPullRequest & { comments: StoredComment[] };
+export type PullState = AddPullRequest & {
+  comments: StoredComment[];
+  /** `OPEN` unless set with `setPullRequestState`. */
+  state?: 'OPEN' | 'DECLINED' | 'MERGED';
+  /** Epoch ms of creation and of the last state change. */
+  createdDate?: number;
+  updatedDate?: number;
+};
 
 /** Everything the fake holds. */
 export interface World {

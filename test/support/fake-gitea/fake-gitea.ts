@@ -242,7 +242,9 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
       });
     },
     setPullRequestState(repo, index, next) {
-      findPull(repo, index).state = next;
+      const pull = findPull(repo, index);
+      pull.state = next;
+      pull.updatedAt = state.now();
     },
     addComment(repo, index, author, body) {
       findPull(repo, index);
@@ -290,7 +292,7 @@ export async function startFakeGitea(options: FakeGiteaOptions): Promise<FakeGit
         line: seed.line,
         commitId: '',
         diffHunk: '',
-        resolver: seed.resolved ? seed.author : null,
+        resolver: seed.resolved ? (seed.resolvedBy ?? seed.author) : null,
         createdAt: state.now(),
       };
       state.codeComments.push(comment);

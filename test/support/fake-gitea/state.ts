@@ -35,6 +35,8 @@ export interface PullRecord {
   author: UserRecord;
   state: 'open' | 'closed' | 'merged';
   createdAt: string;
+  /** Time of the last state change (merge, close), when there was one. */
+  updatedAt?: string;
 }
 
 /** The whole state. */

@@ -68,6 +68,8 @@ export interface SeedCodeComment {
   /** Signed line: positive = new-file line, negative = old-file line. */
   line: number;
   resolved?: boolean;
+  /** With `resolved`: who resolved it (default the author). */
+  resolvedBy?: string;
   /**
    * A reply in the conversation of this code comment, as Gitea's web UI writes one (`reply` = the
    * conversation's review): the new comment joins that review, at its path and line (`path` and

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createGitHttpHandler } from '../git-http-server.js';
 import { currentVersion } from './diff.js';
+import { listRoutes } from './handlers-list.js';
 import { memoryRoutes } from './handlers-memory.js';
 import { mergeRequestRoutes } from './handlers-mr.js';
 import { commitStatusJson, statusRoutes } from './handlers-statuses.js';
@@ -33,7 +34,7 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
   const deps: PipelineDeps = {
     state,
     shape,
-    routes: [...mergeRequestRoutes, ...noteRoutes, ...memoryRoutes, ...statusRoutes],
+    routes: [...mergeRequestRoutes, ...listRoutes, ...noteRoutes, ...memoryRoutes, ...statusRoutes],
     token: options.token,
     user: state.user(options.username ?? 'reviewbot-bot'),
     handleGit: (req, res) => git.handle(req, res),
@@ -158,7 +159,17 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
       return { id: mr.id, iid: mr.iid };
     },
     setMergeRequestState(project, iid, next) {
-      findMr(project, iid).state = next;
+      const mr = findMr(project, iid);
+      mr.state = next;
+      mr.updatedAt = state.now();
+    },
+    resolveDiscussion(discussionId, username) {
+      const discussion = state.discussions.find((d) => d.id === discussionId);
+      if (!discussion?.notes.some((n) => n.resolvable)) {
+        throw new Error(`fake GitLab: no resolvable discussion ${discussionId}`);
+      }
+      discussion.resolved = true;
+      discussion.resolvedBy = state.user(username);
     },
     awardEmoji(noteId, name, username) {
       const discussion = state.discussions.find((d) => d.notes.some((n) => n.id === noteId));
@@ -196,6 +207,7 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
         ...(position ? { position, commitId: version?.headSha ?? '' } : {}),
         ...(seed.resolved ? { resolved: true } : {}),
       });
+      if (seed.resolved && seed.resolvedBy) discussion.resolvedBy = state.user(seed.resolvedBy);
       return { noteId: discussion.notes[0]?.id ?? 0, discussionId: discussion.id };
     },
     async diffRefs(project, iid) {

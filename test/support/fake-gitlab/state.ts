@@ -65,6 +65,8 @@ export interface MergeRequestRecord {
   /** Oldest first; the last one is current. */
   versions: VersionRecord[];
   createdAt: string;
+  /** Time of the last state change (merge, close), when there was one. */
+  updatedAt?: string;
 }
 
 /** A note (the first of a discussion, or a reply). */

@@ -88,6 +88,8 @@ export interface SeedNote {
   thread?: boolean;
   /** Mark the new discussion resolved. */
   resolved?: boolean;
+  /** With `resolved`: who resolved it (its notes' `resolved_by`; default none, `null`). */
+  resolvedBy?: string;
 }
 
 /** What `addNote` created. */
@@ -163,6 +165,8 @@ export interface FakeGitLab {
   addMergeRequest(options: AddMergeRequestOptions): Promise<{ id: number; iid: number }>;
   setMergeRequestState(project: string, iid: number, state: 'opened' | 'closed' | 'merged' | 'locked'): void;
   addNote(seed: SeedNote): SeededNote;
+  /** Resolves discussion `discussionId` as user `username` would on GitLab (its `resolved_by`). */
+  resolveDiscussion(discussionId: string, username: string): void;
   /** Awards emoji `name` (e.g. `thumbsdown`) on note `noteId` as `username`, as GitLab would. */
   awardEmoji(noteId: number, name: string, username: string): void;
   /** The `diff_refs` of the merge request's current version (syncs with git first). */

@@ -177,6 +177,14 @@ export const rawConfigSchema = z.strictObject({
       max_cost_usd: z.number().gt(0).optional(),
       /** §18: `status` shows a job's progress next to the head commit; `off` shows nothing. */
       progress: z.enum(['status', 'off']).default('status'),
+      /** §22: `on` tests each serious finding by running code in the sandbox before posting. */
+      verify: z.enum(['off', 'on']).default('off'),
+      /** §22: the least severe finding that is verified. */
+      verify_min_severity: z.enum(['P0', 'P1', 'P2', 'P3']).default('P1'),
+      /** §22: findings verified per review at most. */
+      verify_max: z.int().min(0).max(50).default(5),
+      /** §22: wall-clock limit of one verification run, seconds. */
+      verify_timeout_seconds: z.int().min(5).max(3600).default(120),
     })
     .prefault({}),
   eval: z

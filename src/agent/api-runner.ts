@@ -19,7 +19,12 @@ import { cachedInstructions, placeBreakpoints } from './prompt-cache.js';
 import { RunLauncher } from './sandbox/launcher.js';
 import type { ToolSandbox } from './sandbox/types.js';
 import { consumeAgentStream } from './stream-progress.js';
-import { buildTools, type SubmitMatchesInput, type SubmitReviewInput } from './tools/index.js';
+import {
+  buildTools,
+  type SubmitMatchesInput,
+  type SubmitReviewInput,
+  type SubmitVerificationInput,
+} from './tools/index.js';
 import type { AgentRunner, AgentRunOptions, AgentRunResult, ConversationMessage } from './types.js';
 import { safeEmitter, workspaceRoot } from './run-support.js';
 
@@ -83,7 +88,8 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
     const homeDir = await mkdtemp(path.join(tmpdir(), 'reviewbot-home-'));
     // Spawns the run's sandboxed commands inside one pids cgroup (root servers), started on first use.
     const launcher = new RunLauncher();
-    let submitted: SubmitReviewInput | SubmitMatchesInput | undefined;
+    let submitted: SubmitReviewInput | SubmitMatchesInput | SubmitVerificationInput | undefined;
+    const sandbox = runOptions.sandbox ?? options.sandbox;
     try {
       const tools = buildTools(runOptions.tools, {
         rootReal,
@@ -92,12 +98,15 @@ export function createApiRunner(options: ApiRunnerOptions): AgentRunner {
         masker,
         signal: runOptions.signal,
         ...(runOptions.isVisible ? { isVisible: runOptions.isVisible } : {}),
-        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+        ...(sandbox ? { sandbox } : {}),
         onSubmit: (review) => {
           submitted = review;
         },
         onSubmitMatches: (matches) => {
           submitted = matches;
+        },
+        onSubmitVerification: (verification) => {
+          submitted = verification;
         },
       });
       const messages = toModelMessages(history, runOptions.prompt);

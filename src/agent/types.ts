@@ -2,15 +2,25 @@
  * The runner interface every agent back end implements (provider API runner now, the code-agent
  * CLI runner later). Data flows in one direction: a prompt and a workspace in, text and usage out.
  */
+import type { ToolSandbox } from './sandbox/types.js';
 import type { TokenUsage } from './token-usage.js';
 
 /**
  * Tool names (CONTRACT §8); REVIEWER gets Read/Glob/Grep/submit_review, WORKER adds Write/Edit/Bash.
  * `submit_matches` is the only tool of `reviewbot eval`'s judge (§23); the Claude Code runner does
- * not offer it (the judge then answers as JSON text).
+ * not offer it (the judge then answers as JSON text). `submit_verification` is the answer tool of a
+ * verification run (§22), not offered by the Claude Code runner either (JSON text then).
  */
 export type ToolName =
-  'Read' | 'Glob' | 'Grep' | 'Write' | 'Edit' | 'Bash' | 'submit_review' | 'submit_matches';
+  | 'Read'
+  | 'Glob'
+  | 'Grep'
+  | 'Write'
+  | 'Edit'
+  | 'Bash'
+  | 'submit_review'
+  | 'submit_matches'
+  | 'submit_verification';
 
 /** One message of a conversation, kept between runs so a later run continues it. */
 export interface ConversationMessage {
@@ -72,6 +82,11 @@ export interface AgentRunOptions {
    * paths tools name; the API runner's Glob/Grep also skip invisible files.
    */
   isVisible?: (relative: string) => boolean;
+  /**
+   * The sandbox of this run's `Bash`, instead of the runner's: a verification run (§22) passes one
+   * with no network whose bubblewrap mounts a disposable overlay over the workspace.
+   */
+  sandbox?: ToolSandbox;
 }
 
 /** Output of one agent run. */
@@ -79,7 +94,7 @@ export interface AgentRunResult {
   /** Final assistant text. */
   text: string;
   /**
-   * Arguments of the last `submit_review` (or `submit_matches`) tool call, unvalidated, when the
+   * Arguments of the last `submit_review` (or `submit_matches`, `submit_verification`) tool call, unvalidated, when the
    * model called it (CONTRACT §7 and §23 let the model deliver its answer either way).
    */
   submitted?: unknown;

@@ -186,6 +186,14 @@ export const rawConfigSchema = z.strictObject({
       gate: z.enum(['off', 'on']).default('off'),
       /** §21: the verdict is blocking when an open finding is at or above this severity. */
       block_on: z.enum(SEVERITY_NAMES).default('P1'),
+      /** §22: `on` tests each serious finding by running code in the sandbox before posting. */
+      verify: z.enum(['off', 'on']).default('off'),
+      /** §22: the least severe finding that is verified. */
+      verify_min_severity: z.enum(SEVERITY_NAMES).default('P1'),
+      /** §22: findings verified per review at most. */
+      verify_max: z.int().min(0).max(50).default(5),
+      /** §22: wall-clock limit of one verification run, seconds. */
+      verify_timeout_seconds: z.int().min(5).max(3600).default(120),
     })
     .prefault({}),
   eval: z

@@ -91,7 +91,7 @@ export function createClaudeCodeRunner(options: ClaudeCodeRunnerOptions): AgentR
     // Bash runs in the tool sandbox; the wrapper holds the run's sandbox HOME, proxy and cgroup.
     // A run without Bash (the REVIEWER) sets none of that up.
     const wrapper = runOptions.tools.includes('Bash')
-      ? await openCommandWrapper(options.sandbox, CREDENTIAL_VARS)
+      ? await openCommandWrapper(runOptions.sandbox ?? options.sandbox, CREDENTIAL_VARS)
       : undefined;
     const common: Omit<AttemptInput, 'prompt'> = {
       ...(wrapper ? { wrapBash: (command: string) => wrapper.wrap(command, rootReal) } : {}),

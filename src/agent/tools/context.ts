@@ -4,6 +4,7 @@ import type { RunLauncher } from '../sandbox/launcher.js';
 import type { ToolSandbox } from '../sandbox/types.js';
 import type { SubmitMatchesInput } from './submit-matches.js';
 import type { SubmitReviewInput } from './submitted-review.js';
+import type { SubmitVerificationInput } from './submit-verification.js';
 import { ToolError } from './tool-error.js';
 
 /** Per-run context handed to the tool factories. */
@@ -18,6 +19,8 @@ export interface ToolContext {
   onSubmit: (review: SubmitReviewInput) => void;
   /** Receives the arguments of each `submit_matches` call (`reviewbot eval`'s judge, CONTRACT §23). */
   onSubmitMatches?: (matches: SubmitMatchesInput) => void;
+  /** Receives the arguments of each `submit_verification` call (a verification run, CONTRACT §22). */
+  onSubmitVerification?: (verification: SubmitVerificationInput) => void;
   /** Aborts running subprocesses (Bash) and long walks (Glob/Grep). */
   signal?: AbortSignal;
   /**

@@ -9,11 +9,13 @@ import { createGrepTool } from './grep.js';
 import { createReadTool } from './read.js';
 import { createSubmitMatchesTool } from './submit-matches.js';
 import { createSubmitReviewTool } from './submit-review.js';
+import { createSubmitVerificationTool } from './submit-verification.js';
 import { createWriteTool } from './write.js';
 
 export type { ToolContext } from './context.js';
 export type { SubmitReviewInput } from './submit-review.js';
 export type { SubmitMatchesInput } from './submit-matches.js';
+export type { SubmitVerificationInput } from './submit-verification.js';
 export { ToolError } from './tool-error.js';
 
 export { REVIEWER_TOOLS, WORKER_TOOLS } from './names.js';
@@ -27,6 +29,7 @@ const FACTORIES: Record<ToolName, (ctx: ToolContext) => ToolSet[string]> = {
   Bash: createBashTool,
   submit_review: createSubmitReviewTool,
   submit_matches: createSubmitMatchesTool,
+  submit_verification: createSubmitVerificationTool,
 };
 
 /**

@@ -2,8 +2,9 @@
  * The workspace cleaner on real directories, asking the fake GitHub (through the real GitHub
  * platform) for open, closed, merged, missing and erroring pull requests.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
@@ -211,6 +212,30 @@ describe('createWorkspaceCleaner.runOnce', () => {
     expect(existsSync(at('github/acme/widgets/pr-2/pr-9/README.md'))).toBe(true);
     expect(existsSync(at('github/acme/widgets/pr-3/README.md'))).toBe(true);
     expect(existsSync(at('github/orphan/repo/.deps/lib'))).toBe(true);
+  });
+
+  it('removes a workspace an agent made hard to remove: deeper than PATH_MAX, a directory mode 000', async () => {
+    const dir = await workspace('github/acme/widgets/pr-2'); // closed → delete
+    // Made with relative paths, as a process inside the tree can: no absolute path reaches the bottom.
+    const segment = 'd'.repeat(200);
+    execFileSync(
+      '/bin/sh',
+      ['-c', `for i in $(seq 25); do mkdir ${segment} && cd ${segment}; done; echo x > f`],
+      {
+        cwd: dir,
+      },
+    );
+    await mkdir(path.join(dir, 'locked', 'inner'), { recursive: true });
+    await chmod(path.join(dir, 'locked'), 0o000);
+    const cleaner = createWorkspaceCleaner({
+      baseDir: base.path,
+      platforms,
+      intervalHours: 0,
+      logger: silentLogger(),
+    });
+    const report = await cleaner.runOnce();
+    expect(report.deleted).toEqual([dir]);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('removes workspaces of the older layout once, never dot-directories at the base or the current layout', async () => {

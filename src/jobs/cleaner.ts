@@ -19,6 +19,7 @@ import { tryWithFileLock } from '../workspace/file-lock.js';
 import { processWorkspaceLock } from '../workspace/lock.js';
 import { migrateWorkspaceLayout } from '../workspace/layout-migration.js';
 import { findStores, maintainStore } from '../workspace/store-maintenance.js';
+import { removeWorkTree } from '../workspace/workspace-guard.js';
 import {
   PR_DIR,
   PR_LOCK_NAME,
@@ -233,9 +234,7 @@ export function createWorkspaceCleaner(options: WorkspaceCleanerOptions): Worksp
         const done = inUse(workspace)
           ? { ran: false as const }
           : await processWorkspaceLock.tryRun(workspace.dir, () =>
-              tryWithFileLock(workspaceLockDir(workspace.dir), () =>
-                rm(workspace.dir, { recursive: true, force: true, maxRetries: 3 }),
-              ),
+              tryWithFileLock(workspaceLockDir(workspace.dir), () => removeWorkTree(workspace.dir)),
             );
         if (!done.ran || !done.value.ran) {
           report.kept.push({ dir: workspace.dir, reason: 'in use by a job' });

@@ -16,6 +16,9 @@
  *    and the job finishes in seconds instead of waiting out git's 10-minute limit.
  * 4. A named pipe at `.gitignore` in the work tree (git opens each one it walks past): the job
  *    refuses to commit at once and says why.
+ * 5. A process meant to outlive its tool call, to change the tree between the bot's check and its
+ *    git run (`run_in_background`, a daemon in a new session): Claude Code refuses the background
+ *    command, the daemon dies with its call, and the commit holds only what the calls wrote.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -219,6 +222,61 @@ describe.skipIf(!sandboxed).each(RUNNERS)('host git attacks with $runner', ({ en
       expect(bashResults(fx.llm, from).join('\n')).toContain('planted');
       expect(reply).toMatch(/the work tree holds a named pipe at \.gitignore/);
       expect(await bareGit('rev-parse', 'refs/heads/feature')).toBe(before);
+    },
+    TEST_LIMIT_MS,
+  );
+
+  it(
+    'a process meant to outlive its tool call: refused or ended with the call, the commit holds none of its work',
+    async () => {
+      const late = (file: string) => `sleep 2; git init -q ${file}; echo late > ${file}/f`;
+      const turns: ScriptedReply[] = [
+        {
+          text: 'Starting it in the background.',
+          toolCalls: [{ name: 'Bash', input: { command: late('bg-task'), run_in_background: true } }],
+        },
+        {
+          text: 'And a daemon.',
+          toolCalls: [
+            {
+              name: 'Bash',
+              input: {
+                command: `setsid nohup sh -c '${late('bg-daemon')}' >/dev/null 2>&1 & echo asked-for > outlive.txt; echo started`,
+                timeout: 20_000,
+              },
+            },
+          ],
+        },
+      ];
+      let next = 0;
+      fx.llm.setScript((request) =>
+        request.toolNames.length === 0
+          ? { text: 'side' }
+          : (turns[next++] ?? { text: 'Done: added outlive.txt.' }),
+      );
+      const from = fx.llm.requests.length;
+      const reply = await mention(WORKER, 'add outlive.txt', /Pushed commit|git repository at|failed/i);
+      const seen = bashResults(fx.llm, from);
+      // Claude Code refuses the background command (background tasks are off, and the tool guard
+      // refuses it too); our own Bash has no such parameter and runs it within the call (so its
+      // repository is made, then refused by the check).
+      if (runnerEnv.AGENT_PROVIDER === undefined) {
+        expect(seen[0]).toMatch(
+          /unexpected parameter `run_in_background`|run_in_background is not available/,
+        );
+        expect(reply).toMatch(/Pushed commit/);
+        const head = await bareGit('rev-parse', 'refs/heads/feature');
+        expect(await bareGit('show', `${head}:outlive.txt`)).toBe('asked-for');
+        expect(await bareGit('ls-tree', '--name-only', head)).not.toMatch(/bg-/);
+      } else {
+        expect(reply).toMatch(/the work tree holds a git repository at bg-task\/\.git/);
+      }
+      expect(seen.join('\n')).toContain('started');
+      // The daemon's repository never appears: it died with its call, long before its 2 s.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const workspace = path.join(fx.baseDir, 'github', 'acme', 'widgets', 'pr-7');
+      expect(readFileSync(path.join(workspace, 'outlive.txt'), 'utf8')).toBe('asked-for\n');
+      expect(existsSync(path.join(workspace, 'bg-daemon'))).toBe(false);
     },
     TEST_LIMIT_MS,
   );

@@ -75,6 +75,7 @@ describe('buildChildEnv', () => {
       CLAUDE_CODE_OAUTH_TOKEN: 'oat',
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: '1',
       CLAUDE_CODE_MAX_RETRIES: '2',
     });
   });

@@ -81,7 +81,8 @@ const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 /**
  * Builds the child's complete environment: `PATH`, `HOME`, `CLAUDE_CONFIG_DIR`, the credential,
  * `ANTHROPIC_BASE_URL` when given, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1` (no telemetry,
- * error reporting or auto-update) and `CLAUDE_CODE_MAX_RETRIES`. Pure.
+ * error reporting or auto-update), `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` (no command outlives
+ * its tool call) and `CLAUDE_CODE_MAX_RETRIES`. Pure.
  */
 export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   const env: Record<string, string> = {
@@ -90,6 +91,7 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
     CLAUDE_CONFIG_DIR: input.dirs.config,
     [input.credential.name]: input.credential.value,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: '1',
     CLAUDE_CODE_MAX_RETRIES: String(Math.max(0, Math.floor(input.maxRetries))),
   };
   if (input.baseUrl) env.ANTHROPIC_BASE_URL = input.baseUrl;

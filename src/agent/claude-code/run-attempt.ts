@@ -5,6 +5,7 @@
  */
 import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Logger } from '../../logger.js';
+import { createClaudeProcess, type ClaudeProcess } from './claude-process.js';
 import type { SecretMasker } from '../../secrets.js';
 import type { AgentEvent, AgentRunOptions } from '../types.js';
 import { createMessageTracker, type RunState } from './message-mapper.js';
@@ -58,12 +59,13 @@ export interface Attempt {
  * The `query()` options of an attempt: `cwd` = the workspace; the run's tools only (all others
  * disallowed); `dontAsk` permissions (no prompts, anything not allowed is denied); no settings
  * files, no MCP configuration but our own; our system prompt; prompts taken verbatim (no `@file`
- * expansion or slash commands from pull-request text); the tool-guard hooks.
+ * expansion or slash commands from pull-request text); the tool-guard hooks; Claude Code spawned
+ * by `claudeProcess` (so the attempt can wait for its exit).
  */
 export function buildQueryOptions(
   input: AttemptInput,
   controller: AbortController,
-  onStderr: (data: string) => void,
+  claudeProcess: ClaudeProcess,
   onSubmit: (args: unknown) => void,
 ): Options {
   const tools = claudeToolSet(input.run.tools);
@@ -88,7 +90,7 @@ export function buildQueryOptions(
       ...(input.run.isVisible ? { isVisible: input.run.isVisible } : {}),
       ...(input.wrapBash ? { wrapBash: input.wrapBash } : {}),
     }),
-    stderr: onStderr,
+    spawnClaudeCodeProcess: (spawnOptions) => claudeProcess.spawn(spawnOptions),
     ...(input.model ? { model: input.model } : {}),
     ...(input.cliPath ? { pathToClaudeCodeExecutable: input.cliPath } : {}),
     ...(input.resume ? { resume: input.resume } : {}),
@@ -102,7 +104,8 @@ export function buildQueryOptions(
 
 /**
  * Runs one query to its end. Never throws: a thrown error, the caller's abort and the time limit
- * are reported in `ending`; the Claude Code process is closed in every case.
+ * are reported in `ending`; the Claude Code process is closed in every case, and the attempt
+ * returns only once it has exited (killed when it does not exit on its own).
  */
 export async function runAttempt(input: AttemptInput): Promise<Attempt> {
   const tracker = createMessageTracker(input.maxTurns, input.emit);
@@ -126,7 +129,8 @@ export async function runAttempt(input: AttemptInput): Promise<Attempt> {
       input.logger?.debug({ line }, 'claude code stderr');
     }
   };
-  const options = buildQueryOptions(input, controller, onStderr, (args) => {
+  const claudeProcess = createClaudeProcess(onStderr);
+  const options = buildQueryOptions(input, controller, claudeProcess, (args) => {
     submitted = args;
   });
 
@@ -153,6 +157,7 @@ export async function runAttempt(input: AttemptInput): Promise<Attempt> {
     } catch {
       // already closed
     }
+    await claudeProcess.waitForExit();
   }
   return {
     state: tracker.state,

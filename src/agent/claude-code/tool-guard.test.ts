@@ -76,9 +76,18 @@ describe('Claude Code tool guard', () => {
     ['Glob', { pattern: '/etc/*' }, /absolute patterns/],
     ['Grep', { pattern: 'x', glob: '/root/**' }, /absolute patterns/],
     ['Bash', { command: 'ls' }, /Bash is not available/],
+    ['Bash', { command: 'sleep 600', run_in_background: true }, /run_in_background is not available/],
+    ['Bash', { command: 'sleep 600', run_in_background: 'true' }, /run_in_background is not available/],
     ['WebFetch', { url: 'https://example.com' }, /WebFetch is not available/],
   ])('refuses %s %j', async (tool, input, reason) => {
-    expect(await reviewToolCall(options, tool, input)).toMatch(reason);
+    const withBash = {
+      ...options,
+      allowedTools: [
+        ...options.allowedTools,
+        ...(tool === 'Bash' && 'run_in_background' in input ? ['Bash'] : []),
+      ],
+    };
+    expect(await reviewToolCall(withBash, tool, input)).toMatch(reason);
   });
 
   it.each([
@@ -131,6 +140,12 @@ describe('Claude Code tool guard', () => {
           permissionDecisionReason: 'path is outside the workspace (/etc/passwd)',
         },
       });
+    });
+
+    it('lets a foreground Bash command through (run_in_background false or absent)', async () => {
+      const bash = { ...options, allowedTools: ['Bash'] };
+      expect(await reviewToolCall(bash, 'Bash', { command: 'ls', run_in_background: false })).toBeUndefined();
+      expect(await reviewToolCall(bash, 'Bash', { command: 'ls' })).toBeUndefined();
     });
 
     it('rewrites a Bash command to unset the credentials', async () => {

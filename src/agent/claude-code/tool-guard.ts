@@ -1,7 +1,8 @@
 /**
  * Hooks that hold Claude Code's tools to CONTRACT §8: before a tool runs, its paths must lie inside
  * the workspace (no `..`, absolute path, `~` or symlink out of it, nothing under `.git`) and the
- * tool must be one the run allows; the Bash tool's shell drops the Anthropic credential first; after
+ * tool must be one the run allows; Bash never runs in the background (`BACKGROUND_REFUSAL`) and its
+ * shell drops the Anthropic credential first (or runs in the sandbox); after
  * a tool runs, every secret the masker knows is masked in its output before the model sees it.
  */
 import path from 'node:path';
@@ -95,6 +96,14 @@ export function checkGlobPattern(pattern: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why Bash's `run_in_background` is refused: every process an agent starts ends with its tool call
+ * (CONTRACT §16), so the product's own git never runs beside a live agent process.
+ */
+export const BACKGROUND_REFUSAL =
+  'run_in_background is not available: every command must finish within its tool call (processes ' +
+  'left running are stopped). Run the command in the foreground, with a timeout if it may be slow.';
+
 /** The reason to refuse a tool call, or `undefined` to let it run. */
 export async function reviewToolCall(
   options: ToolGuardOptions,
@@ -106,6 +115,8 @@ export async function reviewToolCall(
     string,
     unknown
   >;
+  if (toolName === 'Bash' && input.run_in_background !== undefined && input.run_in_background !== false)
+    return BACKGROUND_REFUSAL;
   for (const field of PATTERN_FIELDS[toolName] ?? []) {
     const value = input[field];
     if (typeof value === 'string') {

@@ -2,7 +2,8 @@
  * Sandboxing for runners whose Bash tool we do not run ourselves (Claude Code): a command line
  * that runs the model's command inside the same bubblewrap sandbox, to put in place of the
  * command (the PreToolUse hook's `updatedInput`). One wrapper per agent run holds the run's HOME,
- * its network proxy and its pids cgroup, and frees them on `close`.
+ * its network proxy, its pids cgroup and the registry of the sandboxes it started; `close` kills
+ * every sandbox still running (whoever its parent is by then) and frees the rest.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { defaultSandboxStatus } from './detect.js';
 import { SandboxUnavailableError } from './errors.js';
 import { startNetworkProxy, type NetworkProxy } from './network-proxy.js';
 import { createPidsCgroup } from './pids-cgroup.js';
+import { openRunProcesses, type RunProcesses } from './run-processes.js';
 import { sandboxedArgv } from './run-sandboxed.js';
 import type { ToolSandbox } from './types.js';
 
@@ -29,7 +31,13 @@ export interface CommandWrapper {
    * @throws SandboxUnavailableError when no sandbox is available (`auto`).
    */
   wrap(command: string, workspace: string): Promise<string>;
-  /** Stops the proxy, removes HOME and the cgroup. */
+  /**
+   * Kills every sandbox of the run that still runs (SIGKILL to bwrap, its sandbox and everything in
+   * it) and waits until they are gone, refuses commands wrapped before and started after, then stops
+   * the proxy and removes HOME and the cgroup.
+   * @throws Error when a process of the run is still alive after `STOP_TIMEOUT_MS` (the proxy,
+   * HOME and the cgroup are freed all the same).
+   */
   close(): Promise<void>;
 }
 
@@ -58,7 +66,10 @@ export async function openCommandWrapper(
   const home = await mkdtemp(path.join(tmpdir(), 'reviewbot-home-'));
   let proxy: NetworkProxy | undefined;
   let cgroup: Awaited<ReturnType<typeof createPidsCgroup>>;
+  let processes: RunProcesses;
   try {
+    // HOME is made for the run and named in every sandbox's command line: it identifies them.
+    processes = await openRunProcesses(home);
     if (policy.networkHosts.length > 0) proxy = await startNetworkProxy(policy.networkHosts, policy.logger);
     if (status.pidsCgroup) cgroup = await createPidsCgroup(status.pidsCgroup, SANDBOX_MAX_PROCESSES + 8);
   } catch (error) {
@@ -79,12 +90,16 @@ export async function openCommandWrapper(
         ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
       });
       // `env -i`: bwrap is the sandbox's PID 1, so its own environment must hold nothing.
-      return ['env', '-i', ...argv].map(shellQuote).join(' ');
+      return ['env', '-i', ...processes.registered(argv)].map(shellQuote).join(' ');
     },
     async close() {
-      await proxy?.close();
-      await cgroup?.remove();
-      await rm(home, { recursive: true, force: true });
+      try {
+        await processes.stopAll();
+      } finally {
+        await proxy?.close();
+        await cgroup?.remove();
+        await rm(home, { recursive: true, force: true });
+      }
     },
   };
 }

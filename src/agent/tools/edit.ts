@@ -1,9 +1,9 @@
 /** The `Edit` tool (WORKER only): exact string replacement in a workspace file (CONTRACT §8). */
-import { writeFile } from 'node:fs/promises';
 import { tool } from 'ai';
 import { z } from 'zod';
 import { guardExecute, type ToolContext } from './context.js';
 import { resolveToolPath } from './confine.js';
+import { openConfinedForWrite } from './confined-open.js';
 import { readTextFile } from './text-file.js';
 import { ToolError } from './tool-error.js';
 
@@ -55,9 +55,14 @@ export function createEditTool(ctx: ToolContext) {
     inputSchema: editInput,
     execute: guardExecute(ctx, async (input: EditInput) => {
       const target = await resolveToolPath(ctx.rootReal, input.file_path);
-      const before = await readTextFile(target.absolute, target.relative);
+      const before = await readTextFile(ctx.rootReal, target);
       const after = replaceExact(before, input, target.relative);
-      await writeFile(target.absolute, after.text, 'utf8');
+      const { handle } = await openConfinedForWrite(ctx.rootReal, target.relative);
+      try {
+        await handle.writeFile(after.text, 'utf8');
+      } finally {
+        await handle.close();
+      }
       return `Edited ${target.relative}: ${after.count} replacement${after.count === 1 ? '' : 's'}.`;
     }),
   });

@@ -28,19 +28,51 @@ export interface GrepOutcome {
 
 const WORKER_SOURCE = `(async () => {
   const { parentPort, workerData } = await import('node:worker_threads');
-  const { readFileSync, statSync } = await import('node:fs');
-  const { join } = await import('node:path');
+  const fs = await import('node:fs');
+  const { isAbsolute, join, relative, sep } = await import('node:path');
   const job = workerData;
   const re = new RegExp(job.pattern, job.flags);
+  const { O_RDONLY, O_NONBLOCK } = fs.constants;
+  const O_PATH = 0o10000000;
+  const pinning = process.platform === 'linux';
+  // Inside the workspace and outside .git, by the real path of what was opened.
+  const confined = (real) => {
+    const rel = relative(job.rootReal, real);
+    if (rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) return false;
+    return !rel.split(sep).some((segment) => segment.toLowerCase() === '.git');
+  };
+  // The file's bytes, or undefined to skip it. The file is pinned (O_PATH) and checked before it
+  // is opened, so a path swapped for a link out of the workspace after the walk is not read.
+  const readConfined = (file) => {
+    const absolute = join(job.rootReal, file);
+    if (!pinning) {
+      if (!confined(fs.realpathSync(absolute))) return undefined;
+      const info = fs.statSync(absolute);
+      if (!info.isFile() || info.size > job.maxFileBytes) return undefined;
+      return fs.readFileSync(absolute);
+    }
+    const pin = fs.openSync(absolute, O_PATH);
+    try {
+      if (!confined(fs.readlinkSync('/proc/self/fd/' + pin))) return undefined;
+      const fd = fs.openSync('/proc/self/fd/' + pin, O_RDONLY | O_NONBLOCK);
+      try {
+        const info = fs.fstatSync(fd);
+        if (!info.isFile() || info.size > job.maxFileBytes) return undefined;
+        return fs.readFileSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      fs.closeSync(pin);
+    }
+  };
   const lines = [];
   let truncated = false;
   outer: for (const file of job.files) {
     let text;
     try {
-      const info = statSync(join(job.rootReal, file));
-      if (!info.isFile() || info.size > job.maxFileBytes) continue;
-      const bytes = readFileSync(join(job.rootReal, file));
-      if (bytes.subarray(0, 8000).includes(0)) continue;
+      const bytes = readConfined(file);
+      if (bytes === undefined || bytes.subarray(0, 8000).includes(0)) continue;
       text = bytes.toString('utf8');
     } catch {
       continue;

@@ -73,7 +73,7 @@ export function createReadTool(ctx: ToolContext) {
     inputSchema: readInput,
     execute: guardExecute(ctx, async (input: ReadInput) => {
       const target = await resolveToolPath(ctx.rootReal, input.file_path, ctx.isVisible);
-      const text = await readTextFile(target.absolute, target.relative);
+      const text = await readTextFile(ctx.rootReal, target, ctx.isVisible);
       return formatNumberedLines(text, input.offset, input.limit);
     }),
   });

@@ -1,6 +1,6 @@
 /** Reading workspace files as text for Read and Edit: size cap and binary detection. */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import type { ConfinedPath } from './confine.js';
+import { openConfinedForRead } from './confined-open.js';
 import { ToolError } from './tool-error.js';
 
 /** Largest file Read and Edit accept, bytes (10 MiB). */
@@ -17,12 +17,19 @@ export function looksBinary(bytes: Uint8Array): boolean {
 }
 
 /**
- * Reads the regular file `absolute` as UTF-8. `shown` is the path to name in error messages.
- * Throws `ToolError` for a directory, a non-regular file, a file over `MAX_TEXT_FILE_BYTES`,
- * or a binary file.
+ * Reads the regular workspace file `target` (checked by `resolveToolPath`) as UTF-8, opened by
+ * `openConfinedForRead` (so what is read is a file inside the workspace, outside `.git`, visible
+ * under `isVisible`, whatever the path became after the check). Errors name `target.relative`.
+ * Throws `ToolError` for a refused or missing path, a directory, a non-regular file, a file over
+ * `MAX_TEXT_FILE_BYTES`, or a binary file.
  */
-export async function readTextFile(absolute: string, shown: string): Promise<string> {
-  const handle = await openExisting(absolute, shown);
+export async function readTextFile(
+  rootReal: string,
+  target: ConfinedPath,
+  isVisible?: (relative: string) => boolean,
+): Promise<string> {
+  const shown = target.relative;
+  const handle = await openConfinedForRead(rootReal, target.absolute, { shown, isVisible });
   try {
     const info = await handle.stat();
     if (info.isDirectory()) throw new ToolError(`${shown} is a directory; use Glob to list files`);
@@ -35,17 +42,5 @@ export async function readTextFile(absolute: string, shown: string): Promise<str
     return bytes.toString('utf8');
   } finally {
     await handle.close();
-  }
-}
-
-async function openExisting(absolute: string, shown: string) {
-  try {
-    // O_NONBLOCK: opening a FIFO must not hang the run; the stat check then refuses it.
-    return await open(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new ToolError(`${shown} does not exist`);
-    if (code === 'EISDIR') throw new ToolError(`${shown} is a directory; use Glob to list files`);
-    throw new ToolError(`cannot open ${shown} (${code ?? 'unknown error'})`);
   }
 }

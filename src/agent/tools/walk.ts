@@ -1,11 +1,13 @@
 /**
- * Walks workspace files for Glob and Grep: skips `.git`, never descends a symlinked directory, and
- * yields a symlinked file only when its real path stays inside the workspace and outside `.git`.
+ * Walks workspace files for Glob and Grep: skips `.git`, never descends a symlinked directory, lists
+ * each directory through a descriptor checked to lie inside the workspace, and yields a symlinked
+ * file only when its real path stays inside the workspace and outside `.git`.
  */
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { hasGitSegment, isInsideRoot } from './confine.js';
+import { openConfinedDirectory } from './confined-open.js';
 
 /** Most directory entries one walk visits; beyond it the walk stops and reports truncation. */
 export const MAX_WALK_ENTRIES = 200_000;
@@ -36,11 +38,17 @@ export async function walkFiles(
   while (pending.length > 0) {
     signal?.throwIfAborted();
     const dirRelative = pending.pop() as string;
+    // Listed through a pinned descriptor checked to be inside the workspace: a directory swapped
+    // for a symlink meanwhile is not listed.
+    const dir = await openConfinedDirectory(rootReal, path.join(rootReal, dirRelative));
+    if (!dir) continue; // vanished, replaced or refused
     let entries: Dirent[];
     try {
-      entries = await readdir(path.join(rootReal, dirRelative), { withFileTypes: true });
+      entries = await readdir(dir.path, { withFileTypes: true });
     } catch {
-      continue; // unreadable or vanished directory
+      continue; // unreadable directory
+    } finally {
+      await dir.close();
     }
     for (const entry of entries) {
       if (++visited > maxEntries) return { files, truncated: true };

@@ -1,10 +1,9 @@
 /** The `Write` tool (WORKER only): creates or replaces a workspace file (CONTRACT §8). */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { tool } from 'ai';
 import { z } from 'zod';
 import { guardExecute, type ToolContext } from './context.js';
 import { resolveToolPath } from './confine.js';
+import { openConfinedForWrite } from './confined-open.js';
 import { ToolError } from './tool-error.js';
 
 /** Arguments of `Write`, as the code-agent CLI names them. */
@@ -28,12 +27,14 @@ export function createWriteTool(ctx: ToolContext) {
     execute: guardExecute(ctx, async (input: WriteInput) => {
       const target = await resolveToolPath(ctx.rootReal, input.file_path);
       if (target.relative === '.') throw new ToolError('file_path names the workspace root, not a file');
-      const existing = await stat(target.absolute).catch(() => undefined);
-      if (existing?.isDirectory()) throw new ToolError(`${target.relative} is a directory`);
-      await mkdir(path.dirname(target.absolute), { recursive: true });
-      await writeFile(target.absolute, input.content, 'utf8');
+      const { handle, created } = await openConfinedForWrite(ctx.rootReal, target.relative);
+      try {
+        await handle.writeFile(input.content, 'utf8');
+      } finally {
+        await handle.close();
+      }
       const bytes = Buffer.byteLength(input.content, 'utf8');
-      return `${existing ? 'Replaced' : 'Created'} ${target.relative} (${bytes} bytes).`;
+      return `${created ? 'Created' : 'Replaced'} ${target.relative} (${bytes} bytes).`;
     }),
   });
 }

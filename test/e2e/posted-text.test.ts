@@ -122,7 +122,7 @@ describe('posted text stays inert: hostile paths and model mentions (GitHub App)
     expect
       .soft(body)
       .toContain(
-        '- `notes␤␤</details>␤␤![pixel](https://tracker.invalid/p.png) @acme/security-team:3` (RIGHT): Also ping',
+        '- **P2** `notes␤␤</details>␤␤![pixel](https://tracker.invalid/p.png) @acme/security-team:3` (RIGHT): Also ping',
       );
     expect.soft(body).toContain(`- \`${HOSTILE_LOCK_SHOWN}\` (lock file)`);
     // Only the receipt's own `</details>` closes a block; nothing of a path starts a line.

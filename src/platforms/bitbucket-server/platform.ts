@@ -19,6 +19,7 @@ import { Change, Comment, PullRequest } from './schemas.js';
 import type { BitbucketServerSettings } from './settings.js';
 import { submitServerReview } from './submit-review.js';
 import { createBitbucketServerWebhookHandler } from './webhook.js';
+import { renderPlainSuggestion } from '../plain-suggestion.js';
 
 /** Options of `createBitbucketServerPlatform`. */
 export interface BitbucketServerPlatformOptions {
@@ -185,15 +186,9 @@ export function createBitbucketServerPlatform(options: BitbucketServerPlatformOp
       return { username: '', password: '', authorization: `Bearer ${settings.token}` };
     },
 
-    renderSuggestion(suggestion, lineCount) {
-      // Data Center's suggestion syntax needs a multi-line anchor the API cannot set
-      // (`multilineMarker` is read-only): a plain fenced block that says what it replaces.
-      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
-      const fence = body.includes('```') ? '````' : '```';
-      const lines = Math.max(1, Math.floor(lineCount));
-      const what = lines === 1 ? 'this line' : `these ${lines} lines`;
-      return `Suggested replacement for ${what}:\n\n${fence}\n${body}${fence}`;
-    },
+    // Data Center's suggestion syntax needs a multi-line anchor the API cannot set
+    // (`multilineMarker` is read-only): a plain fenced block that says what it replaces.
+    renderSuggestion: renderPlainSuggestion,
 
     ...serverMemoryMethods(client, call),
     ...serverProgress(client, call, prUrl),

@@ -48,15 +48,24 @@ async function botFindings(
   return earlierFindings(threads, new Set(own.map((n) => n.toLowerCase())));
 }
 
-/** The finding whose thread `comment` was written in (its first comment or discussion), if any. */
-function findingOfThread(findings: EarlierFinding[], comment: ReviewComment): EarlierFinding | undefined {
+/**
+ * The finding whose thread `comment` was written in (its first comment or discussion), if any.
+ * Where the event named only the comment or its immediate parent (Bitbucket: a reply to a reply;
+ * Data Center: `discussionId` is the comment itself), the platform locates the thread's root
+ * (`Platform.locateComment`).
+ * @throws AuthError / PlatformError from the lookup.
+ */
+async function findingOfThread(
+  platform: Platform,
+  findings: EarlierFinding[],
+  comment: ReviewComment,
+): Promise<EarlierFinding | undefined> {
   if (comment.commentType !== 'review_comment') return undefined;
-  const top = comment.discussionId || comment.commentId;
-  return findings.find(
-    (f) =>
-      f.thread.commentId === top ||
-      (comment.discussionId !== undefined && f.thread.id === comment.discussionId),
-  );
+  const rootIs = (id: string) => findings.find((f) => f.thread.commentId === id || f.thread.id === id);
+  const direct = rootIs(comment.discussionId || comment.commentId);
+  if (direct || !platform.locateComment || !comment.commentId) return direct;
+  const located = await platform.locateComment(comment.repoFullName, comment.prNumber, comment.commentId);
+  return located ? rootIs(located.discussionId) : undefined;
 }
 
 /** A finding with the suggestion to apply. */
@@ -263,7 +272,7 @@ export async function processApplyCommand(
     }
     return applySuggestions(payload, candidates, true, platform, pr, ctx);
   }
-  const finding = findingOfThread(findings, comment);
+  const finding = await findingOfThread(platform, findings, comment);
   if (!finding) return undefined;
   const reply = async (text: string): Promise<WorkerJobOutcome> => ({
     result: { kind: 'no-changes' },

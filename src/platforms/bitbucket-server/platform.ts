@@ -10,7 +10,7 @@ import { onceUntilRejected } from '../../once-until-rejected.js';
 import { toWire } from '../wire-markers.js';
 import type { Platform, PullRequestInfo } from '../types.js';
 import { createBitbucketServerRestClient, repoParams } from './client.js';
-import { listServerComments, loginOf, toExistingComments } from './comments.js';
+import { listServerComments, loginOf, serverThreadOf, toExistingComments } from './comments.js';
 import { patchesOfText, toPullRequestFiles } from './diffs.js';
 import { call } from './errors.js';
 import { serverMemoryMethods } from './memory-api.js';
@@ -135,6 +135,11 @@ export function createBitbucketServerPlatform(options: BitbucketServerPlatformOp
 
     async listComments(repo, id) {
       return toExistingComments(await listServerComments(client, call, repo, id));
+    },
+
+    async locateComment(repo, id, commentId) {
+      // The webhook names only a reply's immediate parent: walk the parent chain to the thread's root.
+      return serverThreadOf(await listServerComments(client, call, repo, id), Number(commentId));
     },
 
     async getBotUsernames() {

@@ -52,7 +52,8 @@ async function botFindings(
  * The finding whose thread `comment` was written in (its first comment or discussion), if any.
  * Where the event named only the comment or its immediate parent (Bitbucket: a reply to a reply;
  * Data Center: `discussionId` is the comment itself), the platform locates the thread's root
- * (`Platform.locateComment`).
+ * (`Platform.locateComment`). Azure DevOps delivers every comment as an `issue_comment` whose
+ * `discussionId` is its thread.
  * @throws AuthError / PlatformError from the lookup.
  */
 async function findingOfThread(
@@ -60,7 +61,9 @@ async function findingOfThread(
   findings: EarlierFinding[],
   comment: ReviewComment,
 ): Promise<EarlierFinding | undefined> {
-  if (comment.commentType !== 'review_comment') return undefined;
+  // Azure DevOps names the thread of any comment (`discussionId`) but never its file: a general
+  // comment there, or elsewhere, names no finding's thread, so matching the id is enough.
+  if (comment.commentType !== 'review_comment' && !comment.discussionId) return undefined;
   const rootIs = (id: string) => findings.find((f) => f.thread.commentId === id || f.thread.id === id);
   const direct = rootIs(comment.discussionId || comment.commentId);
   if (direct || !platform.locateComment || !comment.commentId) return direct;

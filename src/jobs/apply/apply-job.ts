@@ -71,6 +71,12 @@ async function findingOfThread(
   return located ? rootIs(located.discussionId) : undefined;
 }
 
+/** How many lines the finding's thread covers, when the platform says where it starts (GitHub). */
+function threadLineCount(finding: EarlierFinding): number | undefined {
+  const { line, startLine } = finding.thread;
+  return line !== undefined && startLine !== undefined && startLine < line ? line - startLine + 1 : undefined;
+}
+
 /** A finding with the suggestion to apply. */
 interface Candidate {
   finding: EarlierFinding;
@@ -131,7 +137,8 @@ async function editCheckout(dir: string, candidates: Candidate[]): Promise<EditO
       continue;
     }
     const code = { path: thread.path, fp: marker.fp, n: marker.n };
-    const range = locateFinding(splitLines(read.text), code, thread.line, c.suggestion.lineCount);
+    const lineCount = c.suggestion.lineCount ?? threadLineCount(c.finding);
+    const range = locateFinding(splitLines(read.text), code, thread.line, lineCount);
     if (!range) {
       out.skipped.push({ finding: c.finding, reason: 'stale' });
       continue;
@@ -295,7 +302,8 @@ export async function processApplyCommand(
     async check(dir) {
       const read = await readInside(dir, finding.thread.path);
       const code = { path: finding.thread.path, fp: finding.marker.fp, n: finding.marker.n };
-      range = read ? locateFinding(splitLines(read.text), code, finding.thread.line) : undefined;
+      const lines = read ? splitLines(read.text) : undefined;
+      range = lines ? locateFinding(lines, code, finding.thread.line, threadLineCount(finding)) : undefined;
       return range ? undefined : safeReply(notAppliedReply('stale'));
     },
     prompt: (pr) =>

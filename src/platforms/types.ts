@@ -136,6 +136,11 @@ export interface ReviewThread {
   path: string;
   /** Line of the thread's first comment on `side`, when the platform still places it. */
   line?: number;
+  /**
+   * First line of a multi-line thread (same side, below `line`), when the platform says (GitHub
+   * GraphQL `startLine`); absent for a one-line thread.
+   */
+  startLine?: number;
   side?: DiffSide;
   resolved: boolean;
   /** True when the platform says the code under the thread changed since it was written. */

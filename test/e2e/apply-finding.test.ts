@@ -37,6 +37,7 @@ const FILES = {
   'src/stale.ts': 'export const now = 2;\n',
   'src/plain.ts': 'export const limit = 10;\n',
   'src/many.ts': 'one\ntwo\nthree\nfour\nfive\nsix\n',
+  'src/gap.ts': 'a();\n\n  b();\nc();\n',
 };
 
 let root: string;
@@ -155,6 +156,14 @@ beforeAll(async () => {
     code: ['  let r = n;', '  r = r * 2;'],
     suggestion: '  const r = n * 2;',
   });
+  ids.gap = await finding({
+    path: 'src/gap.ts',
+    startLine: 2,
+    line: 3,
+    text: 'Drop the blank line.',
+    code: ['', '  b();'],
+    suggestion: '  b();',
+  });
   ids.left = await finding({
     path: 'src/old.ts',
     line: 1,
@@ -254,6 +263,12 @@ describe('@worker apply in a finding thread (GitHub)', () => {
     expect((await show('src/calc.ts')).toString()).toBe(
       'export function g(n: number) {\n  const r = n * 2;\n  return r;\n}\n',
     );
+  });
+
+  it('replaces exactly the lines of the thread, a leading blank line included (GitHub startLine)', async () => {
+    await replyInThread(ids.gap!, `@${WORKER} apply`);
+    await waitFor(() => botReplies(ids.gap!)[0], 30_000, 'apply reply');
+    expect((await show('src/gap.ts')).toString()).toBe('a();\n  b();\nc();\n');
   });
 
   it('refuses a LEFT finding with the reason and commits nothing', async () => {

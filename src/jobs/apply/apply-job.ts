@@ -48,15 +48,33 @@ async function botFindings(
   return earlierFindings(threads, new Set(own.map((n) => n.toLowerCase())));
 }
 
-/** The finding whose thread `comment` was written in (its first comment or discussion), if any. */
-function findingOfThread(findings: EarlierFinding[], comment: ReviewComment): EarlierFinding | undefined {
-  if (comment.commentType !== 'review_comment') return undefined;
-  const top = comment.discussionId || comment.commentId;
-  return findings.find(
-    (f) =>
-      f.thread.commentId === top ||
-      (comment.discussionId !== undefined && f.thread.id === comment.discussionId),
-  );
+/**
+ * The finding whose thread `comment` was written in (its first comment or discussion), if any.
+ * Where the event named only the comment or its immediate parent (Bitbucket: a reply to a reply;
+ * Data Center: `discussionId` is the comment itself), the platform locates the thread's root
+ * (`Platform.locateComment`). Azure DevOps delivers every comment as an `issue_comment` whose
+ * `discussionId` is its thread.
+ * @throws AuthError / PlatformError from the lookup.
+ */
+async function findingOfThread(
+  platform: Platform,
+  findings: EarlierFinding[],
+  comment: ReviewComment,
+): Promise<EarlierFinding | undefined> {
+  // Azure DevOps names the thread of any comment (`discussionId`) but never its file: a general
+  // comment there, or elsewhere, names no finding's thread, so matching the id is enough.
+  if (comment.commentType !== 'review_comment' && !comment.discussionId) return undefined;
+  const rootIs = (id: string) => findings.find((f) => f.thread.commentId === id || f.thread.id === id);
+  const direct = rootIs(comment.discussionId || comment.commentId);
+  if (direct || !platform.locateComment || !comment.commentId) return direct;
+  const located = await platform.locateComment(comment.repoFullName, comment.prNumber, comment.commentId);
+  return located ? rootIs(located.discussionId) : undefined;
+}
+
+/** How many lines the finding's thread covers, when the platform says where it starts (GitHub). */
+function threadLineCount(finding: EarlierFinding): number | undefined {
+  const { line, startLine } = finding.thread;
+  return line !== undefined && startLine !== undefined && startLine < line ? line - startLine + 1 : undefined;
 }
 
 /** A finding with the suggestion to apply. */
@@ -119,7 +137,8 @@ async function editCheckout(dir: string, candidates: Candidate[]): Promise<EditO
       continue;
     }
     const code = { path: thread.path, fp: marker.fp, n: marker.n };
-    const range = locateFinding(splitLines(read.text), code, thread.line, c.suggestion.lineCount);
+    const lineCount = c.suggestion.lineCount ?? threadLineCount(c.finding);
+    const range = locateFinding(splitLines(read.text), code, thread.line, lineCount);
     if (!range) {
       out.skipped.push({ finding: c.finding, reason: 'stale' });
       continue;
@@ -263,7 +282,7 @@ export async function processApplyCommand(
     }
     return applySuggestions(payload, candidates, true, platform, pr, ctx);
   }
-  const finding = findingOfThread(findings, comment);
+  const finding = await findingOfThread(platform, findings, comment);
   if (!finding) return undefined;
   const reply = async (text: string): Promise<WorkerJobOutcome> => ({
     result: { kind: 'no-changes' },
@@ -283,7 +302,8 @@ export async function processApplyCommand(
     async check(dir) {
       const read = await readInside(dir, finding.thread.path);
       const code = { path: finding.thread.path, fp: finding.marker.fp, n: finding.marker.n };
-      range = read ? locateFinding(splitLines(read.text), code, finding.thread.line) : undefined;
+      const lines = read ? splitLines(read.text) : undefined;
+      range = lines ? locateFinding(lines, code, finding.thread.line, threadLineCount(finding)) : undefined;
       return range ? undefined : safeReply(notAppliedReply('stale'));
     },
     prompt: (pr) =>

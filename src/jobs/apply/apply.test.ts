@@ -33,6 +33,23 @@ describe('parseSuggestion', () => {
     expect(parseSuggestion('no block\n```ts\ncode\n```')).toBeUndefined();
     expect(parseSuggestion('```suggestion\nnever closed')).toBeUndefined();
   });
+
+  it('reads the plain rendering of Bitbucket and Azure DevOps with their link-reference marker', () => {
+    const body =
+      'Fix.\n\nSuggested replacement for this line:\n\n````\n```\n````\n\n[//]: # (reviewbot:finding fp=ab)';
+    expect(parseSuggestion(body)).toEqual({ text: '```', lineCount: 1 });
+    expect(parseSuggestion('x\r\n\r\n```suggestion\r\na\r\n```\r\n<!-- m -->\r\n')).toEqual({ text: 'a' });
+  });
+
+  it('reads only the block that ends the body, never one quoted in the text', () => {
+    expect(parseSuggestion('Like this:\n\n```suggestion\nquoted\n```\n\nbut not now.')).toBeUndefined();
+    const quoted = 'Suggested replacement for this line:\n\n```\nquoted\n```\nthen';
+    const real = '\n\nSuggested replacement for these 2 lines:\n\n```\nreal\n```\n<!-- m -->';
+    expect(parseSuggestion(quoted + real)).toEqual({
+      text: 'real',
+      lineCount: 2,
+    });
+  });
 });
 
 describe('locateFinding and replaceRange', () => {

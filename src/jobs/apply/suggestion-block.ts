@@ -2,51 +2,59 @@
  * Reading a finding's suggested replacement back out of the comment the bot posted (CONTRACT §24).
  * The platforms render suggestions differently (`Platform.renderSuggestion`): GitHub a
  * `suggestion` fenced block, GitLab `suggestion:-N+0` (the commented line and N lines above),
- * Gitea a plain fenced block under "Suggested replacement for this line / these N lines:".
+ * Gitea, Bitbucket Cloud, Bitbucket Data Center and Azure DevOps a plain fenced block under
+ * "Suggested replacement for this line / these N lines:".
+ *
+ * The bot appends the rendered suggestion after the finding's text, and only its hidden marker
+ * after that, so the suggestion is the block that ends the body: a block in the middle of the
+ * text (a model quoting a suggestion, an example) is never read as the finding's suggestion.
  */
 
 /** A suggestion read from a finding's body. */
 export interface ParsedSuggestion {
   /** The replacement lines joined with `\n`, without a final newline ('' = delete the lines). */
   text: string;
-  /** How many lines the suggestion replaces, when the rendering says (GitLab, Gitea). */
+  /** How many lines the suggestion replaces, when the rendering says (all but GitHub's). */
   lineCount?: number;
 }
 
 const SUGGESTION_INFO = /^(`{3,})suggestion(?::-(\d{1,5})\+0)?[ \t]*$/;
-const GITEA_INTRO = /^Suggested replacement for (?:this line|these (\d{1,5}) lines):[ \t]*$/;
+const PLAIN_INTRO = /^Suggested replacement for (?:this line|these (\d{1,5}) lines):[ \t]*$/;
 const PLAIN_FENCE = /^(`{3,})[ \t]*$/;
+/** Hidden markers: HTML comments, and the link-reference form of the Markdown-only platforms. */
+const TRAILING_MARKERS = /(?:\s*(?:<!--[\s\S]*?-->|\[\/\/\]: # \([^\n]*\)))*\s*$/;
 
-/** The lines after the opening fence at `open` up to the closing `fence`, or undefined if unclosed. */
-function blockAt(lines: string[], open: number, fence: string): string[] | undefined {
+/** Index of the first line after `open` equal to `fence`, or -1. */
+function closingOf(lines: string[], open: number, fence: string): number {
   for (let i = open + 1; i < lines.length; i++) {
-    if (lines[i] === fence) return lines.slice(open + 1, i);
+    if (lines[i] === fence) return i;
   }
-  return undefined;
+  return -1;
 }
 
 /**
- * The suggestion in finding `body` (line endings read as `\n`), or undefined when it has none. The
- * first suggestion block wins; a block that is never closed is no suggestion.
+ * The suggestion in finding `body` (line endings read as `\n`), or undefined when it has none: the
+ * first opening (a `suggestion` fence, or a plain fence after the "Suggested replacement for …:"
+ * line and a blank line) whose block closes on the body's last line, hidden markers after it
+ * ignored. A block that is never closed, or followed by more text, is no suggestion.
  */
 export function parseSuggestion(body: string): ParsedSuggestion | undefined {
-  const lines = body.replace(/\r\n/g, '\n').split('\n');
-  for (let i = 0; i < lines.length; i++) {
+  const text = body.replace(/\r\n/g, '\n').replace(TRAILING_MARKERS, '');
+  const lines = text.split('\n');
+  const last = lines.length - 1;
+  for (let i = 0; i < last; i++) {
     const line = lines[i] ?? '';
     const info = SUGGESTION_INFO.exec(line);
-    if (info) {
-      const block = blockAt(lines, i, info[1] ?? '```');
-      if (!block) return undefined;
+    if (info && closingOf(lines, i, info[1] ?? '```') === last) {
       const above = info[2];
-      return { text: block.join('\n'), ...(above !== undefined ? { lineCount: Number(above) + 1 } : {}) };
+      const block = lines.slice(i + 1, last).join('\n');
+      return { text: block, ...(above !== undefined ? { lineCount: Number(above) + 1 } : {}) };
     }
-    const intro = GITEA_INTRO.exec(line);
-    const open = lines[i + 2] ?? '';
-    const plain = PLAIN_FENCE.exec(open);
-    if (intro && lines[i + 1] === '' && plain) {
-      const block = blockAt(lines, i + 2, plain[1] ?? '```');
-      if (!block) return undefined;
-      return { text: block.join('\n'), lineCount: intro[1] ? Number(intro[1]) : 1 };
+    const intro = PLAIN_INTRO.exec(line);
+    const plain = PLAIN_FENCE.exec(lines[i + 2] ?? '');
+    if (intro && lines[i + 1] === '' && plain && closingOf(lines, i + 2, plain[1] ?? '```') === last) {
+      const block = lines.slice(i + 3, last).join('\n');
+      return { text: block, lineCount: intro[1] ? Number(intro[1]) : 1 };
     }
   }
   return undefined;

@@ -23,6 +23,7 @@ import { submitAzureReview, threadUrl } from './submit-review.js';
 import { COMMENT_TYPE, listAzureThreads, splitRepo, toExistingComments } from './threads.js';
 import { createAzureWebhookHandler } from './webhook.js';
 import type { BotIdentity } from './webhook-parse.js';
+import { renderPlainSuggestion } from '../plain-suggestion.js';
 
 /** Options of `createAzureDevOpsPlatform`. */
 export interface AzureDevOpsPlatformOptions {
@@ -185,14 +186,8 @@ export function createAzureDevOpsPlatform(options: AzureDevOpsPlatformOptions): 
       return { username: '', password: settings.token, authorization: azureAuthorization(settings.token) };
     },
 
-    renderSuggestion(suggestion, lineCount) {
-      // Azure DevOps renders no suggestion blocks from Markdown: a plain fenced block.
-      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
-      const fence = body.includes('```') ? '````' : '```';
-      const lines = Math.max(1, Math.floor(lineCount));
-      const what = lines === 1 ? 'this line' : `these ${lines} lines`;
-      return `Suggested replacement for ${what}:\n\n${fence}\n${body}${fence}`;
-    },
+    // Azure DevOps renders no suggestion blocks from Markdown: a plain fenced block.
+    renderSuggestion: renderPlainSuggestion,
 
     ...azureMemoryMethods(client, call),
     ...azureListPullRequests(client, call),

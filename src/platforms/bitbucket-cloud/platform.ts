@@ -29,6 +29,7 @@ import { Account, Comment, Commit, DiffStat, PullRequest } from './schemas.js';
 import type { BitbucketSettings } from './settings.js';
 import { submitBitbucketReview } from './submit-review.js';
 import { createBitbucketWebhookHandler } from './webhook.js';
+import { renderPlainSuggestion } from '../plain-suggestion.js';
 
 /** Options of `createBitbucketPlatform`. */
 export interface BitbucketPlatformOptions {
@@ -235,14 +236,8 @@ export function createBitbucketPlatform(options: BitbucketPlatformOptions): Plat
       return { username: 'x-token-auth', password: settings.token };
     },
 
-    renderSuggestion(suggestion, lineCount) {
-      // Bitbucket Cloud renders no suggestion blocks: a plain fenced block that says what it replaces.
-      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
-      const fence = body.includes('```') ? '````' : '```';
-      const lines = Math.max(1, Math.floor(lineCount));
-      const what = lines === 1 ? 'this line' : `these ${lines} lines`;
-      return `Suggested replacement for ${what}:\n\n${fence}\n${body}${fence}`;
-    },
+    // Bitbucket Cloud renders no suggestion blocks: a plain fenced block that says what it replaces.
+    renderSuggestion: renderPlainSuggestion,
 
     ...bitbucketMemoryMethods(client, call),
     ...bitbucketListPullRequests(client, call),

@@ -8,7 +8,7 @@
  * the project's form (`fromWire`).
  */
 import { fromWire } from '../wire-markers.js';
-import type { DiffSide, ExistingComment, ReviewThread } from '../types.js';
+import type { DiffSide, ExistingComment, LocatedComment, ReviewThread } from '../types.js';
 import { repoParams, type BitbucketServerClient } from './client.js';
 import type { PlatformCall as BitbucketServerCall } from '../http/index.js';
 import { Activity, Comment, type CommentShape } from './schemas.js';
@@ -145,4 +145,21 @@ export function toReviewThreads(comments: ServerComment[]): ReviewThread[] {
       commentId: String(c.id),
       ...(c.resolvedBy ? { resolvedBy: c.resolvedBy } : {}),
     }));
+}
+
+/**
+ * The inline thread of comment `commentId` among `comments` (`listServerComments`): its root (the
+ * thread's id, what replies answer under), path, line and side; undefined when the comment is
+ * unknown or its root is a general comment. A webhook names only a reply's immediate parent
+ * (`commentParentId`), so the `parentId` chain is walked to the top.
+ */
+export function serverThreadOf(comments: ServerComment[], commentId: number): LocatedComment | undefined {
+  const byId = new Map(comments.map((c) => [c.id, c]));
+  let current = byId.get(commentId);
+  for (let hops = 0; current?.parentId !== undefined && hops < comments.length; hops++) {
+    current = byId.get(current.parentId);
+  }
+  if (!current?.inline || current.parentId !== undefined) return undefined;
+  const { path, line, side } = current.inline;
+  return { discussionId: String(current.id), path, ...(line ? { line, side: side ?? 'RIGHT' } : {}) };
 }

@@ -11,7 +11,7 @@ import { toWire } from '../wire-markers.js';
 import type { Platform, PullRequestInfo } from '../types.js';
 import { platformCall } from '../http/index.js';
 import { BITBUCKET_SERVER_HTTP, createBitbucketServerRestClient, repoParams } from './client.js';
-import { listServerComments, loginOf, toExistingComments } from './comments.js';
+import { listServerComments, loginOf, serverThreadOf, toExistingComments } from './comments.js';
 import { patchesOfText, toPullRequestFiles } from './diffs.js';
 import { serverListPullRequests } from './list-pull-requests.js';
 import { serverMemoryMethods } from './memory-api.js';
@@ -20,6 +20,7 @@ import { Change, Comment, PullRequest } from './schemas.js';
 import type { BitbucketServerSettings } from './settings.js';
 import { submitServerReview } from './submit-review.js';
 import { createBitbucketServerWebhookHandler } from './webhook.js';
+import { renderPlainSuggestion } from '../plain-suggestion.js';
 
 /** Options of `createBitbucketServerPlatform`. */
 export interface BitbucketServerPlatformOptions {
@@ -139,6 +140,11 @@ export function createBitbucketServerPlatform(options: BitbucketServerPlatformOp
       return toExistingComments(await listServerComments(client, call, repo, id));
     },
 
+    async locateComment(repo, id, commentId) {
+      // The webhook names only a reply's immediate parent: walk the parent chain to the thread's root.
+      return serverThreadOf(await listServerComments(client, call, repo, id), Number(commentId));
+    },
+
     async getBotUsernames() {
       const name = await me();
       return name ? [name] : [];
@@ -188,15 +194,9 @@ export function createBitbucketServerPlatform(options: BitbucketServerPlatformOp
       return { username: '', password: '', authorization: `Bearer ${settings.token}` };
     },
 
-    renderSuggestion(suggestion, lineCount) {
-      // Data Center's suggestion syntax needs a multi-line anchor the API cannot set
-      // (`multilineMarker` is read-only): a plain fenced block that says what it replaces.
-      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
-      const fence = body.includes('```') ? '````' : '```';
-      const lines = Math.max(1, Math.floor(lineCount));
-      const what = lines === 1 ? 'this line' : `these ${lines} lines`;
-      return `Suggested replacement for ${what}:\n\n${fence}\n${body}${fence}`;
-    },
+    // Data Center's suggestion syntax needs a multi-line anchor the API cannot set
+    // (`multilineMarker` is read-only): a plain fenced block that says what it replaces.
+    renderSuggestion: renderPlainSuggestion,
 
     ...serverMemoryMethods(client, call),
     ...serverListPullRequests(client, call),

@@ -21,6 +21,7 @@ import type { GiteaSettings } from './settings.js';
 import { submitGiteaReview } from './submit-review.js';
 import { conversationOf, listCodeComments, placeOf } from './threads.js';
 import { createGiteaWebhookHandler } from './webhook.js';
+import { renderPlainSuggestion } from '../plain-suggestion.js';
 
 /** Options of `createGiteaPlatform`. */
 export interface GiteaPlatformOptions {
@@ -183,14 +184,8 @@ export function createGiteaPlatform(options: GiteaPlatformOptions): Platform {
       return { username: await login(), password: settings.token };
     },
 
-    renderSuggestion(suggestion, lineCount) {
-      // Gitea renders no suggestion blocks: a plain fenced block that says what it replaces.
-      const body = suggestion.endsWith('\n') ? suggestion : `${suggestion}\n`;
-      const fence = body.includes('```') ? '````' : '```';
-      const lines = Math.max(1, Math.floor(lineCount));
-      const what = lines === 1 ? 'this line' : `these ${lines} lines`;
-      return `Suggested replacement for ${what}:\n\n${fence}\n${body}${fence}`;
-    },
+    // Gitea renders no suggestion blocks: a plain fenced block that says what it replaces.
+    renderSuggestion: renderPlainSuggestion,
 
     ...giteaMemoryMethods(client, call, botUsernames),
     ...giteaListPullRequests(client, call),

@@ -41,6 +41,7 @@ export const REVIEW_THREADS_QUERY = `query ReviewbotThreads($owner: String!, $na
           isOutdated
           path
           line
+          startLine
           diffSide
           resolvedBy { login }
           comments(first: 1) { nodes { databaseId body author { __typename login } } }
@@ -66,6 +67,7 @@ interface ThreadsPage {
           isOutdated: boolean;
           path: string;
           line: number | null;
+          startLine?: number | null;
           diffSide: 'LEFT' | 'RIGHT';
           resolvedBy?: { login: string } | null;
           comments: {
@@ -193,6 +195,9 @@ export function gitHubMemoryMethods(client: GitHubClient, call: GitHubCall): Mem
               id: node.id,
               path: node.path,
               ...(node.line !== null ? { line: node.line } : {}),
+              ...(typeof node.startLine === 'number' && node.line !== null && node.startLine < node.line
+                ? { startLine: node.startLine }
+                : {}),
               side: node.diffSide,
               resolved: node.isResolved,
               outdated: node.isOutdated,

@@ -83,10 +83,14 @@ export function buildReviewPrompt(input: ReviewPromptInput): string {
   const fence = createFence();
   const { pr } = input;
   const parts = [
-    `Review pull request #${pr.number} of ${pr.repoFullName}: ${pr.headBranch} → ${pr.baseBranch} (head ${pr.headSha.slice(0, 12)}).`,
+    `Review pull request #${pr.number} of ${pr.repoFullName} (head ${pr.headSha.slice(0, 12)}).`,
     '',
     'Title and description:',
     fence.wrap('pull-request', `${pr.title}\n\n${pr.body}`.trim()),
+    '',
+    // A branch name is the author's text too (git allows `<`, `>` and words in it).
+    'Branches (head → base):',
+    fence.wrap('branches', `${pr.headBranch} → ${pr.baseBranch}`),
     '',
     ...(input.part && input.part.count > 1
       ? [

@@ -8,7 +8,12 @@ import type { Logger } from '../logger.js';
 import type { Platform, Posted, ReplyTarget } from '../platforms/types.js';
 import { buildReviewBody } from './body.js';
 import type { ReviewOutcome } from './execute-review.js';
-import { resolveAddressed } from './memory/index.js';
+import {
+  addressedSection,
+  neutraliseMarkers,
+  resolveAddressed,
+  type EarlierFinding,
+} from './memory/index.js';
 
 /** What was posted and how. */
 export interface PostedReview {
@@ -17,8 +22,10 @@ export interface PostedReview {
 }
 
 /**
- * Posts `outcome` on its pull request, then resolves the threads it lists as addressed (§13). `replyTarget` is where a plain comment goes (the thread of the
- * mention, when there is one).
+ * Resolves the threads `outcome` lists as addressed (§13), then posts it on its pull request.
+ * `replyTarget` is where a plain comment goes (the thread of the mention, when there is one).
+ * A thread the platform refuses to resolve (e.g. a GitLab Reporter's token) does not stop the
+ * review: the body marks it as still open, and `outcome.result.body` becomes the body posted.
  * @throws AuthError / PlatformError when posting fails.
  */
 export async function postReview(
@@ -27,11 +34,31 @@ export async function postReview(
   replyTarget: ReplyTarget,
   logger: Logger,
 ): Promise<PostedReview> {
-  const posted = await postReviewOnly(platform, outcome, replyTarget, logger);
-  // §13: the body lists the addressed threads; resolve them now that it is posted (failures logged).
   const { pullRequest: pr } = outcome;
-  await resolveAddressed(platform, pr.repoFullName, pr.number, outcome.addressed ?? [], logger);
-  return posted;
+  const addressed = outcome.addressed ?? [];
+  const resolved = await resolveAddressed(platform, pr.repoFullName, pr.number, addressed, logger);
+  // A platform without thread resolution resolves nothing and says nothing about it.
+  const unresolved = platform.resolveThread ? addressed.filter((f) => !resolved.includes(f)) : [];
+  if (unresolved.length > 0) markUnresolved(outcome, addressed, new Set(unresolved));
+  return postReviewOnly(platform, outcome, replyTarget, logger);
+}
+
+/** Rewrites the addressed section of `outcome`'s body (and body extras) with `unresolved` marked open. */
+function markUnresolved(
+  outcome: ReviewOutcome,
+  addressed: EarlierFinding[],
+  unresolved: ReadonlySet<EarlierFinding>,
+): void {
+  const before = addressedSection(addressed);
+  const after = addressedSection(addressed, unresolved);
+  // The body holds the section as `buildReviewBody` neutralised it.
+  outcome.result.body = outcome.result.body.replace(neutraliseMarkers(before), () =>
+    neutraliseMarkers(after),
+  );
+  const extras = outcome.bodyExtras;
+  if (extras?.after) {
+    outcome.bodyExtras = { ...extras, after: extras.after.map((part) => (part === before ? after : part)) };
+  }
 }
 
 async function postReviewOnly(

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { servesModel } from './models.js';
 import { estimateTokens, sendJson } from './sse.js';
 import type {
   FakeLlm,
@@ -72,8 +73,18 @@ export interface ProtocolAdapter {
   validate(body: unknown, options: FakeLlmOptions): WireError | undefined;
   /** Normalizes a body; must not throw on malformed input. */
   normalize(body: unknown): NormalizedRequest;
-  /** Answers any authorized request that is not for the model endpoint. */
-  handleOther(method: string, pathname: string, body: unknown): OtherResponse;
+  /**
+   * Answers any authorized request that is not for the model endpoint; `serves` tells the model
+   * ids the fake serves (for the model lookup, 404 for others).
+   */
+  handleOther(
+    method: string,
+    pathname: string,
+    body: unknown,
+    serves: (model: string) => boolean,
+  ): OtherResponse;
+  /** The 404 the provider answers for a model id it does not serve. */
+  unknownModel(model: string): WireError;
   /**
    * Optional: usage of a request whose reply scripts none, by the protocol's own accounting (the
    * Anthropic fake's prompt cache); default: an estimate of the whole request as input.
@@ -135,6 +146,7 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
   let script: Script = options.script ?? [];
   let scriptIndex = 0;
   const closing = new AbortController();
+  const serves = (model: string): boolean => servesModel(model, options.models);
 
   function fail(res: ServerResponse, error: WireError, record?: RecordedLlmRequest): void {
     if (record) {
@@ -183,6 +195,7 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
       return fail(res, { status: 400, message: 'The request body is not valid JSON.' }, record);
     const invalid = adapter.validate(body, options);
     if (invalid) return fail(res, invalid, record);
+    if (!serves(record.model)) return fail(res, adapter.unknownModel(record.model), record);
 
     const reply = nextReply(record);
     if ('status' in reply) return fail(res, reply, record);
@@ -224,7 +237,7 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
     const answer: OtherResponse =
       authError !== undefined
         ? { status: 401, body: adapter.errorBody({ status: 401, message: authError }) }
-        : adapter.handleOther(method, pathname, parsed?.ok ? parsed.value : undefined);
+        : adapter.handleOther(method, pathname, parsed?.ok ? parsed.value : undefined, serves);
     otherRequests.push({ method, path: req.url ?? pathname, status: answer.status });
     sendJson(res, answer.status, answer.body, adapter.responseHeaders());
   }

@@ -104,4 +104,9 @@ export interface FakeLlmOptions {
    * them into one turn (API reference, `messages`), so this is off by default.
    */
   strictAlternation?: boolean;
+  /**
+   * Model ids the fake serves; any other gets the provider's 404 (`models.ts`). Default:
+   * `DEFAULT_FAKE_MODELS` (every provider's default model and the ids the tests use).
+   */
+  models?: readonly string[];
 }

@@ -63,16 +63,18 @@ export interface ProtocolAdapter {
   protocol: RecordedLlmRequest['protocol'];
   /** True when `pathname` (query removed) is the model endpoint. */
   isModelPath(pathname: string): boolean;
-  /** `undefined` when the request carries the key, else the 401 message (never containing a key). */
-  checkAuth(headers: IncomingHttpHeaders, apiKey: string): string | undefined;
+  /** `undefined` when the request carries the key, else the refusal's message (never containing a key). */
+  checkAuth(headers: IncomingHttpHeaders, apiKey: string, url: URL): string | undefined;
+  /** HTTP status of a refused key (default 401; Gemini answers 400). */
+  authStatus?: number;
   /** The provider's error JSON for `error`. */
   errorBody(error: WireError): unknown;
   /** Headers every response carries (request ids). */
   responseHeaders(): Record<string, string>;
   /** The first reason the real API would refuse `body` with 400, or `undefined`. */
   validate(body: unknown, options: FakeLlmOptions): WireError | undefined;
-  /** Normalizes a body; must not throw on malformed input. */
-  normalize(body: unknown): NormalizedRequest;
+  /** Normalizes a body (of a request to `pathname`); must not throw on malformed input. */
+  normalize(body: unknown, pathname: string): NormalizedRequest;
   /**
    * Answers any authorized request that is not for the model endpoint; `serves` tells the model
    * ids the fake serves (for the model lookup, 404 for others).
@@ -182,12 +184,17 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
       path: req.url ?? pathname,
       headers: recordHeaders(req.headers),
       body,
-      ...adapter.normalize(body),
+      ...adapter.normalize(body, pathname),
       status: 0,
     };
     requests.push(record);
-    const authError = adapter.checkAuth(req.headers, options.apiKey);
-    if (authError !== undefined) return fail(res, { status: 401, message: authError }, record);
+    const authError = adapter.checkAuth(
+      req.headers,
+      options.apiKey,
+      new URL(req.url ?? '/', 'http://localhost'),
+    );
+    if (authError !== undefined)
+      return fail(res, { status: adapter.authStatus ?? 401, message: authError }, record);
     if (req.method !== 'POST')
       return fail(res, { status: 405, message: `Method ${req.method} not allowed` }, record);
     if (raw === undefined) return fail(res, { status: 413, message: 'Request body too large' }, record);
@@ -233,10 +240,17 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
     const raw = await readBody(req);
     const parsed = raw === undefined ? undefined : parseJson(raw);
     const method = req.method ?? 'GET';
-    const authError = adapter.checkAuth(req.headers, options.apiKey);
+    const authError = adapter.checkAuth(
+      req.headers,
+      options.apiKey,
+      new URL(req.url ?? '/', 'http://localhost'),
+    );
     const answer: OtherResponse =
       authError !== undefined
-        ? { status: 401, body: adapter.errorBody({ status: 401, message: authError }) }
+        ? {
+            status: adapter.authStatus ?? 401,
+            body: adapter.errorBody({ status: adapter.authStatus ?? 401, message: authError }),
+          }
         : adapter.handleOther(method, pathname, parsed?.ok ? parsed.value : undefined, serves);
     otherRequests.push({ method, path: req.url ?? pathname, status: answer.status });
     sendJson(res, answer.status, answer.body, adapter.responseHeaders());

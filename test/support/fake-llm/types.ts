@@ -53,7 +53,7 @@ export interface RecordedToolResult {
  * - `status`: the HTTP status the fake answered with; `errorMessage`: the message of an error it built.
  */
 export interface RecordedLlmRequest {
-  protocol: 'anthropic' | 'openai';
+  protocol: 'anthropic' | 'openai' | 'gemini';
   path: string;
   headers: Record<string, string>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw JSON body, any shape

@@ -128,7 +128,7 @@ describe('fake Gemini', () => {
     expect(llm.requests).toHaveLength(2);
     expect(llm.requests[1]!.toolResults).toEqual([
       {
-        toolCallId: 'lookup',
+        toolCallId: expect.any(String),
         toolName: 'lookup',
         content: expect.stringContaining('"value":1'),
         isError: false,

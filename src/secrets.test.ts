@@ -55,6 +55,18 @@ describe('SecretMasker', () => {
     expect(masker.mask('MIIEowIBAAKCAQEAx4UbaDzY6Z0S')).toBe('***');
   });
 
+  it('registers each line of 16 characters or more, trimmed; indentation does not count', () => {
+    const masker = new SecretMasker([
+      ['exactly-16-chars', '      fourteen-chars', '    indented-line-of-the-key', 'x'].join('\n'),
+    ]);
+    // 16 characters is enough.
+    expect(masker.mask('[exactly-16-chars]')).toBe('[***]');
+    // An indented line of 14 characters is still too short.
+    expect(masker.mask('fourteen-chars')).toBe('fourteen-chars');
+    // A long indented line is masked without its indentation too.
+    expect(masker.mask('key: indented-line-of-the-key')).toBe('key: ***');
+  });
+
   it('masks the URL-encoded form of a secret (as it appears in a URL or query string)', () => {
     const secret = 'p@ss/word+with?reserved&chars';
     const masker = new SecretMasker([secret]);
@@ -174,6 +186,7 @@ describe('scrubbedEnv', () => {
   });
 
   it('leaves out harmless variables that are not set', () => {
-    expect(scrubbedEnv({}, '/h')).toEqual({ HOME: '/h', GIT_TERMINAL_PROMPT: '0' });
+    // Not even as undefined keys: the child gets no variable of that name.
+    expect(scrubbedEnv({}, '/h')).toStrictEqual({ HOME: '/h', GIT_TERMINAL_PROMPT: '0' });
   });
 });

@@ -43,5 +43,8 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 90, low: 80, break: null },
   tempDirName: '.stryker-tmp',
+  // Re-runs test only the mutants whose code or tests changed since the recorded run.
+  incremental: true,
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
   cleanTempDir: 'always',
 };

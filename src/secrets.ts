@@ -33,25 +33,36 @@ export function secretValues(env: NodeJS.ProcessEnv): string[] {
 /** Masks secrets in text. `add` registers more values (e.g. a freshly minted App installation token). */
 export class SecretMasker {
   private readonly secrets = new Set<string>();
+  /** `secrets`, longest first; rebuilt after `add`. */
+  private ordered: string[] = [];
   constructor(values: Iterable<string> = []) {
     for (const value of values) this.add(value);
   }
 
-  /** Registers `value` (and its JSON-escaped and per-line forms) as a secret. Short values are ignored. */
+  /**
+   * Registers `value` (and its JSON-escaped, URL-encoded and per-line forms) as a secret. Short
+   * values are ignored.
+   */
   add(value: string | undefined): void {
     if (!value || value.length < 6) return;
     this.secrets.add(value);
     const escaped = JSON.stringify(value).slice(1, -1);
     if (escaped !== value) this.secrets.add(escaped);
+    const encoded = encodeURIComponent(value);
+    if (encoded !== value) this.secrets.add(encoded);
     if (value.includes('\n')) {
       for (const line of value.split(/\r?\n/)) if (line.trim().length >= 16) this.secrets.add(line.trim());
     }
+    this.ordered = [...this.secrets].sort((a, b) => b.length - a.length);
   }
 
-  /** Returns `text` with every registered secret replaced by `***`. */
+  /**
+   * Returns `text` with every occurrence of every registered secret replaced by `***`; longer
+   * secrets first, so a secret that contains another is masked whole.
+   */
   mask(text: string): string {
     let out = text;
-    for (const secret of this.secrets) {
+    for (const secret of this.ordered) {
       if (out.includes(secret)) out = out.split(secret).join('***');
     }
     return out;

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { costOfCall, loadCatalogueRates, resolveModelRates, usageByKind } from './pricing.js';
+import { calcPrice } from '@pydantic/genai-prices';
+import {
+  costOfCall,
+  loadCatalogueRates,
+  ratesFromOverride,
+  resolveModelRates,
+  usageByKind,
+  type ModelRates,
+  type TokenRate,
+  type UsageByKind,
+} from './pricing.js';
 import { REVIEWED_PRICES, type ReviewedPrice } from './reviewed-prices.js';
 
 describe('pricing', () => {
@@ -76,3 +86,127 @@ describe('pricing', () => {
     });
   });
 });
+
+/** claude-sonnet-4-5's prices as the catalogue lists them: every kind doubles above 200k input tokens. */
+const SONNET: ModelRates = {
+  input: { base: 3, tiers: [{ start: 200_000, price: 6 }] },
+  cacheWrite: { base: 3.75, tiers: [{ start: 200_000, price: 7.5 }] },
+  cacheRead: { base: 0.3, tiers: [{ start: 200_000, price: 0.6 }] },
+  output: { base: 15, tiers: [{ start: 200_000, price: 22.5 }] },
+};
+
+const usage = (input: number, cacheWrite: number, cacheRead: number, output: number): UsageByKind => ({
+  input,
+  cacheWrite,
+  cacheRead,
+  output,
+});
+
+describe('context price tiers', () => {
+  it('picks the tier by the whole request input, cache reads and writes included', () => {
+    // 1k uncached + 250k cache read is a 251k-token request: every kind at the long-context price.
+    expect(costOfCall(usage(1_000, 0, 250_000, 1_000), SONNET)).toBeCloseTo(
+      (1_000 * 6 + 250_000 * 0.6 + 1_000 * 22.5) / 1e6,
+      12,
+    );
+    expect(costOfCall(usage(1_000, 0, 250_000, 1_000), SONNET)).toBeCloseTo(0.1785, 12);
+    // The same with cache writes carrying the request over the boundary.
+    expect(costOfCall(usage(1_000, 250_000, 0, 1_000), SONNET)).toBeCloseTo(
+      (1_000 * 6 + 250_000 * 7.5 + 1_000 * 22.5) / 1e6,
+      12,
+    );
+  });
+
+  it('bills exactly 200,000 input tokens at the base price and 200,001 at the tier', () => {
+    // 50k + 50k + 100k = 200k: not above the start.
+    expect(costOfCall(usage(50_000, 50_000, 100_000, 10_000), SONNET)).toBeCloseTo(
+      (50_000 * 3 + 50_000 * 3.75 + 100_000 * 0.3 + 10_000 * 15) / 1e6,
+      12,
+    );
+    expect(costOfCall(usage(50_001, 50_000, 100_000, 10_000), SONNET)).toBeCloseTo(
+      (50_001 * 6 + 50_000 * 7.5 + 100_000 * 0.6 + 10_000 * 22.5) / 1e6,
+      12,
+    );
+    // Output tokens do not count towards the boundary.
+    expect(costOfCall(usage(200_000, 0, 0, 500_000), SONNET)).toBeCloseTo(
+      (200_000 * 3 + 500_000 * 15) / 1e6,
+      12,
+    );
+  });
+
+  it('uses the highest tier the request passes, whatever the order the tiers are listed in', () => {
+    const rate = {
+      base: 1,
+      tiers: [
+        { start: 300, price: 3 },
+        { start: 100, price: 2 },
+      ],
+    };
+    const rates: ModelRates = { input: rate, cacheWrite: rate, cacheRead: rate, output: flatRate(0) };
+    expect(costOfCall(usage(100, 0, 0, 0), rates)).toBeCloseTo((100 * 1) / 1e6, 15);
+    expect(costOfCall(usage(101, 0, 0, 0), rates)).toBeCloseTo((101 * 2) / 1e6, 15);
+    expect(costOfCall(usage(300, 0, 0, 0), rates)).toBeCloseTo((300 * 2) / 1e6, 15);
+    expect(costOfCall(usage(301, 0, 0, 0), rates)).toBeCloseTo((301 * 3) / 1e6, 15);
+    expect(costOfCall(usage(0, 0, 0, 0), rates)).toBe(0);
+  });
+
+  it('agrees with the catalogue’s own calcPrice across the boundary, cache-heavy or not', async () => {
+    const rates = await loadCatalogueRates('anthropic', 'claude-sonnet-4-5');
+    expect(rates).toEqual(SONNET);
+    const cases = [
+      usage(1_000, 0, 250_000, 1_000),
+      usage(1_000, 0, 199_000, 1_000),
+      usage(1_000, 0, 199_001, 1_000),
+      usage(0, 200_001, 0, 0),
+      usage(150_000, 20_000, 30_000, 4_000),
+      usage(150_000, 20_000, 30_001, 4_000),
+      usage(10_000, 0, 0, 2_000),
+    ];
+    for (const u of cases) {
+      const reference = calcPrice(
+        {
+          input_tokens: u.input + u.cacheWrite + u.cacheRead,
+          cache_write_tokens: u.cacheWrite,
+          cache_read_tokens: u.cacheRead,
+          output_tokens: u.output,
+        },
+        'claude-sonnet-4-5',
+        { providerId: 'anthropic' },
+      );
+      expect(costOfCall(u, rates!)).toBeCloseTo(reference!.total_price, 12);
+    }
+  });
+
+  it('counts a missing cache price as the input price, and an override has no tiers', () => {
+    const rates = ratesFromOverride({ input_per_mtok: 2, output_per_mtok: 8, cache_read_per_mtok: 0.5 });
+    expect(rates).toEqual({
+      input: flatRate(2),
+      output: flatRate(8),
+      cacheWrite: flatRate(2),
+      cacheRead: flatRate(0.5),
+    });
+    expect(costOfCall(usage(1e6, 1e6, 1e6, 1e6), rates)).toBe(12.5);
+    expect(costOfCall(usage(300_000, 0, 0, 0), rates)).toBe(0.6);
+  });
+
+  it('never counts negative uncached input when cache counts exceed the reported input', () => {
+    expect(
+      usageByKind({ inputTokens: 10, outputTokens: 0, cacheReadTokens: 8, cacheWriteTokens: 8 }),
+    ).toEqual({
+      input: 0,
+      cacheWrite: 8,
+      cacheRead: 8,
+      output: 0,
+    });
+    expect(usageByKind({ inputTokens: 10, outputTokens: 3 })).toEqual({
+      input: 10,
+      cacheWrite: 0,
+      cacheRead: 0,
+      output: 3,
+    });
+  });
+});
+
+function flatRate(base: number): TokenRate {
+  return { base, tiers: [] };
+}

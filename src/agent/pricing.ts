@@ -67,9 +67,17 @@ export function usageByKind(usage: TokenUsage): UsageByKind {
   };
 }
 
+/** The price of `rate` for a request of `requestInput` tokens: its highest tier whose start the input passes. */
 function rateAt(rate: TokenRate, requestInput: number): number {
   let price = rate.base;
-  for (const tier of rate.tiers) if (requestInput > tier.start) price = tier.price;
+  let passed = -1;
+  for (const tier of rate.tiers) {
+    // Strictly above `start`, as the catalogue's own `calcPrice` bills; in any order of the tiers.
+    if (requestInput > tier.start && tier.start > passed) {
+      price = tier.price;
+      passed = tier.start;
+    }
+  }
   return price;
 }
 

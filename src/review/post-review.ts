@@ -11,7 +11,12 @@ import type { Platform, Posted, ReplyTarget } from '../platforms/types.js';
 import { buildReviewBody } from './body.js';
 import { countFindings, markerSeverity } from './findings-metric.js';
 import type { ReviewOutcome } from './execute-review.js';
-import { resolveAddressed } from './memory/index.js';
+import {
+  addressedSection,
+  neutraliseMarkers,
+  resolveAddressed,
+  type EarlierFinding,
+} from './memory/index.js';
 
 /** What was posted and how. */
 export interface PostedReview {
@@ -20,10 +25,12 @@ export interface PostedReview {
 }
 
 /**
- * Posts `outcome` on its pull request, then resolves the threads it lists as addressed (§13). `replyTarget` is where a plain comment goes (the thread of the
- * mention, when there is one). With `metric` (the server's), counts the findings posted (inline, or
- * folded into one comment when the platform refused them) and the threads resolved as addressed
- * (§23), by severity.
+ * Resolves the threads `outcome` lists as addressed (§13), then posts it on its pull request.
+ * `replyTarget` is where a plain comment goes (the thread of the mention, when there is one).
+ * A thread the platform refuses to resolve (e.g. a GitLab Reporter's token) does not stop the
+ * review: the body marks it as still open, and `outcome.result.body` becomes the body posted.
+ * With `metric` (the server's), counts the findings posted (inline, or folded into one comment
+ * when the platform refused them) and the threads resolved as addressed (§23), by severity.
  * @throws AuthError / PlatformError when posting fails.
  */
 export async function postReview(
@@ -33,17 +40,14 @@ export async function postReview(
   logger: Logger,
   metric?: FindingsMetric,
 ): Promise<PostedReview> {
+  const { pullRequest: pr } = outcome;
+  const addressed = outcome.addressed ?? [];
+  const resolved = await resolveAddressed(platform, pr.repoFullName, pr.number, addressed, logger);
+  // A platform without thread resolution resolves nothing and says nothing about it.
+  const unresolved = platform.resolveThread ? addressed.filter((f) => !resolved.includes(f)) : [];
+  if (unresolved.length > 0) markUnresolved(outcome, addressed, new Set(unresolved));
   const posted = await postReviewOnly(platform, outcome, replyTarget, logger);
   countFindings(metric, platform.name, 'posted', outcome.result.findings.map(findingSeverity));
-  // §13: the body lists the addressed threads; resolve them now that it is posted (failures logged).
-  const { pullRequest: pr } = outcome;
-  const resolved = await resolveAddressed(
-    platform,
-    pr.repoFullName,
-    pr.number,
-    outcome.addressed ?? [],
-    logger,
-  );
   countFindings(
     metric,
     platform.name,
@@ -51,6 +55,24 @@ export async function postReview(
     resolved.map((f) => markerSeverity(f.marker)),
   );
   return posted;
+}
+
+/** Rewrites the addressed section of `outcome`'s body (and body extras) with `unresolved` marked open. */
+function markUnresolved(
+  outcome: ReviewOutcome,
+  addressed: EarlierFinding[],
+  unresolved: ReadonlySet<EarlierFinding>,
+): void {
+  const before = addressedSection(addressed);
+  const after = addressedSection(addressed, unresolved);
+  // The body holds the section as `buildReviewBody` neutralised it.
+  outcome.result.body = outcome.result.body.replace(neutraliseMarkers(before), () =>
+    neutraliseMarkers(after),
+  );
+  const extras = outcome.bodyExtras;
+  if (extras?.after) {
+    outcome.bodyExtras = { ...extras, after: extras.after.map((part) => (part === before ? after : part)) };
+  }
 }
 
 async function postReviewOnly(

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateAppKeyPair, startFakeGitHub, type FakeGitHub } from '../support/fake-github/index.js';
-import { startFakeGitLab, type FakeGitLab } from '../support/fake-gitlab/index.js';
+import { startFakeGitLab, type FakeGitLab, type GitLabRole } from '../support/fake-gitlab/index.js';
 import {
   cloneWorkingCopy,
   commitToBranch,
@@ -260,9 +260,16 @@ export async function githubDriver(options: { app?: boolean } = {}): Promise<Mem
   };
 }
 
-/** The fake GitLab as a driver; merge requests live in `acme/geo/<repo>`. */
-export async function gitlabDriver(): Promise<MemoryDriver> {
-  const fake: FakeGitLab = await startFakeGitLab({ token: GITLAB_TOKEN, username: GITLAB_LOGIN });
+/**
+ * The fake GitLab as a driver; merge requests live in `acme/geo/<repo>`. `role` is the bot token's
+ * role on them (default Developer).
+ */
+export async function gitlabDriver(role?: GitLabRole): Promise<MemoryDriver> {
+  const fake: FakeGitLab = await startFakeGitLab({
+    token: GITLAB_TOKEN,
+    username: GITLAB_LOGIN,
+    ...(role ? { role } : {}),
+  });
   const projectOf = new Map<number, string>();
   return {
     name: 'gitlab',

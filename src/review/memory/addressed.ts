@@ -86,13 +86,30 @@ function gist(body: string): string {
   return line.length > 140 ? `${line.slice(0, 139)}…` : line;
 }
 
-/** The "Addressed since the last review" body section, or ''. */
-export function addressedSection(resolved: EarlierFinding[]): string {
-  if (resolved.length === 0) return '';
-  const items = resolved.map(({ thread }) => {
+/** What an addressed thread's list item adds when the platform refused to resolve it. */
+export const UNRESOLVED_NOTE = '(could not be resolved: the thread stays open)';
+
+/**
+ * The "Addressed since the last review" body section, or ''. Threads of `unresolved` (resolution
+ * failed, e.g. the bot's account lacks the role) are marked as still open, and a closing line says
+ * why they may be.
+ */
+export function addressedSection(
+  addressed: EarlierFinding[],
+  unresolved: ReadonlySet<EarlierFinding> = new Set(),
+): string {
+  if (addressed.length === 0) return '';
+  const items = addressed.map((finding) => {
+    const { thread } = finding;
     const where = thread.line ? `${thread.path}:${thread.line}` : thread.path;
     const text = gist(thread.body);
-    return `- ${codeSpan(where)}${text ? `: ${text}` : ''}`;
+    const open = unresolved.has(finding) ? ` ${UNRESOLVED_NOTE}` : '';
+    return `- ${codeSpan(where)}${text ? `: ${text}` : ''}${open}`;
   });
-  return `### ${ADDRESSED_HEADING}\n\n${items.join('\n')}`;
+  const why =
+    unresolved.size === 0
+      ? ''
+      : `\n\n${unresolved.size === 1 ? 'One thread' : `${unresolved.size} threads`} could not be ` +
+        "resolved: the bot's account may lack the permission to resolve threads on this repository.";
+  return `### ${ADDRESSED_HEADING}\n\n${items.join('\n')}${why}`;
 }

@@ -31,7 +31,7 @@ import { planNotice, planPromptNote, planReview, type ReviewPlan } from './plan.
 import { anchoredLines, repeatsNotice, splitRepeats } from './repeats.js';
 import { loadMemoryState, type EarlierFinding, type MemoryState } from './state.js';
 
-export { ADDRESSED_HEADING, resolveAddressed } from './addressed.js';
+export { ADDRESSED_HEADING, addressedSection, resolveAddressed } from './addressed.js';
 export type { EarlierFinding } from './state.js';
 export { neutraliseMarkers, withoutMarkers, withoutOwnMarker } from './markers.js';
 export type { EffectiveRules } from '../repo-rules.js';

@@ -64,11 +64,11 @@ export async function startFakeAzureDevOps(options: FakeAzureOptions) {
     scheme === 'bearer'
       ? `Bearer ${options.token}`
       : `Basic ${Buffer.from(`:${options.token}`).toString('base64')}`;
-  const world: World = { url: '', collection, botId, botName, pulls: new Map(), nextThread: 1 };
+  const violations: Violation[] = [];
+  const world: World = { url: '', collection, botId, botName, pulls: new Map(), nextThread: 1, violations };
   const { findPull, prJson, route } = createRoutes(world);
   const requests: RecordedRequest[] = [];
   const gitRequests: GitRequest[] = [];
-  const violations: Violation[] = [];
   const itemReads: ItemRead[] = [];
   const faults = createFaults();
   let challenged = false;

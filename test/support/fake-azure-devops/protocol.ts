@@ -71,6 +71,8 @@ export const LOCATIONS = [
 
 export const THREAD_STATUS = ['unknown', 'active', 'fixed', 'wontFix', 'closed', 'byDesign', 'pending'];
 export const STATUS_STATE = ['notSet', 'pending', 'succeeded', 'failed', 'error', 'notApplicable'];
+/** `CommentType` (GitInterfaces.ts). */
+export const COMMENT_TYPE = ['unknown', 'text', 'codeChange', 'system'];
 
 export interface Iteration {
   id: number;
@@ -113,8 +115,11 @@ export const error = (
   },
 });
 export const wrap = (value: unknown[]): Answer => ({ status: 200, body: { count: value.length, value } });
+/** The enum member's name for `v`, given by number or by name in any case (as the service reads it). */
 export const enumName = (names: string[], v: unknown) =>
-  typeof v === 'number' ? (names[v] ?? String(v)) : String(v);
+  typeof v === 'number'
+    ? (names[v] ?? String(v))
+    : (names.find((n) => n.toLowerCase() === String(v).toLowerCase()) ?? String(v));
 
 export function changeType(f: DiffFile): string {
   if (f.status === 'added') return 'add';

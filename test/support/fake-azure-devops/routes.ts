@@ -18,7 +18,13 @@ import {
   type Iteration,
   type Pull,
 } from './protocol.js';
-import type { StoredStatus, StoredThread } from './types.js';
+import type { StoredStatus, StoredThread, Violation } from './types.js';
+import {
+  commentCreateProblem,
+  statusCreateProblem,
+  threadCreateProblem,
+  threadUpdateProblem,
+} from './validate.js';
 
 /** What the routes share with the server. */
 export interface World {
@@ -28,6 +34,8 @@ export interface World {
   botName: string;
   pulls: Map<string, Pull>;
   nextThread: number;
+  /** Where a request Azure DevOps would refuse is recorded (see `validate.ts`). */
+  violations: Violation[];
 }
 
 /** The resource handlers over `world`. */
@@ -102,6 +110,13 @@ export function createRoutes(world: World) {
         isDeleted: false,
       })),
     };
+  }
+
+  /** Azure DevOps' 400 for a body it refuses, recorded as a violation; undefined when `why` is. */
+  function refused(method: string, u: URL, why: string | undefined): Answer | undefined {
+    if (why === undefined) return undefined;
+    world.violations.push({ method, path: u.pathname, message: why });
+    return error(400, why);
   }
 
   async function route(method: string, u: URL, body: Record<string, unknown>): Promise<Answer> {
@@ -213,6 +228,8 @@ export function createRoutes(world: World) {
     }
     if (method === 'GET' && sub === 'threads') return wrap(pull.threads.map(threadJson));
     if (method === 'POST' && sub === 'threads') {
+      const bad = refused(method, u, threadCreateProblem(body));
+      if (bad) return bad;
       const why = await badAnchor(await iterate(pull), body, (from, to) =>
         computeDiffFiles(pull.bareRepoPath, from, to),
       );
@@ -242,10 +259,14 @@ export function createRoutes(world: World) {
     const thread = th ? pull.threads.find((t) => t.id === Number(th[1])) : undefined;
     if (th && !thread) return error(404, 'thread not found');
     if (thread && method === 'PATCH' && !th?.[2]) {
+      const bad = refused(method, u, threadUpdateProblem(body));
+      if (bad) return bad;
       if (body.status !== undefined) thread.status = enumName(THREAD_STATUS, body.status);
       return { status: 200, body: threadJson(thread) };
     }
     if (thread && method === 'POST' && th?.[2]) {
+      const bad = refused(method, u, commentCreateProblem(body));
+      if (bad) return bad;
       const comment = {
         id: thread.comments.length + 1,
         parentCommentId: Number(body.parentCommentId ?? 0),
@@ -258,8 +279,9 @@ export function createRoutes(world: World) {
       return { status: 200, body: { ...comment, author: identity(botName, botId), commentType: 'text' } };
     }
     if (method === 'POST' && sub === 'statuses') {
-      const context = (body.context ?? {}) as StoredStatus['context'];
-      if (!context.name) return error(400, 'context.name is required');
+      const bad = refused(method, u, statusCreateProblem(body));
+      if (bad) return bad;
+      const context = body.context as StoredStatus['context'];
       const status: StoredStatus = {
         state: enumName(STATUS_STATE, body.state),
         context,

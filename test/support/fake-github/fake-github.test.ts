@@ -255,13 +255,20 @@ describe('fake GitHub: test hooks', () => {
   });
 
   it('delays matching requests only', async () => {
-    env.fake.setLatency(300, /\/files/);
-    let t = Date.now();
-    await env.octokit.rest.pulls.listFiles(pr);
-    expect(Date.now() - t).toBeGreaterThanOrEqual(290);
-    t = Date.now();
+    // Order, not wall time, tells an undelayed request (a loaded machine slows every request): the
+    // delayed one starts first and still ends after the other, however long the other takes.
+    env.fake.setLatency(2000, /\/files/);
+    const done: string[] = [];
+    const started = Date.now();
+    const delayed = env.octokit.rest.pulls.listFiles(pr).then(() => {
+      done.push('files');
+      return Date.now() - started;
+    });
     await env.octokit.rest.pulls.get(pr);
-    expect(Date.now() - t).toBeLessThan(290);
+    done.push('pull');
+    // A delay is a lower bound whatever the load.
+    expect(await delayed).toBeGreaterThanOrEqual(1990);
+    expect(done).toEqual(['pull', 'files']);
     env.fake.setLatency(0);
   });
 

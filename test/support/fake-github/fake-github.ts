@@ -96,7 +96,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     latency,
     faults,
   };
-  const server = createServer(createRequestListener(deps));
+  // Idle keep-alive connections stay open a minute, as GitHub's do. With Node's 5 s default, a test
+  // whose process is blocked for 5 s (a synchronous git command on a loaded machine) has the server
+  // close the idle socket just as the client reuses it: ECONNRESET.
+  const server = createServer({ keepAliveTimeout: 60_000 }, createRequestListener(deps));
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolveListen());

@@ -1,7 +1,7 @@
 /**
  * `startFakeGitLab`: a real `node:http` server on 127.0.0.1 answering like a GitLab instance for the
- * REST v4 operations reviewbot uses (with GitLab's shapes, pagination, `PRIVATE-TOKEN` check and
- * 400 on diff positions GitLab would refuse), and serving the projects over git smart HTTP at
+ * REST v4 operations reviewbot uses (with GitLab's shapes, pagination, `PRIVATE-TOKEN` check, the
+ * token user's role (`options.role`) and 400 on diff positions GitLab would refuse), and serving the projects over git smart HTTP at
  * `<url>/<group>/<sub>/<project>.git` (Basic auth: any user, the token as password).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -37,6 +37,7 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
     routes: [...mergeRequestRoutes, ...listRoutes, ...noteRoutes, ...memoryRoutes, ...statusRoutes],
     token: options.token,
     user: state.user(options.username ?? 'reviewbot-bot'),
+    role: options.role ?? 'developer',
     handleGit: (req, res) => git.handle(req, res),
     requests,
     violations,

@@ -5,12 +5,14 @@
  * (`from`, `to`, `straight`: diffs in the merge request `diffs` shape),
  * `GET /projects/:id/merge_requests/:iid/commits` (the current version's commits, newest first) and
  * `PUT /projects/:id/merge_requests/:iid/discussions/:discussion_id` with `resolved` (400 for a
- * discussion that is not resolvable, as GitLab).
+ * discussion that is not resolvable, as GitLab; 403 below the Developer role unless the token user
+ * wrote the merge request: GitLab grants `resolve_note` to Developer and above and to the author of
+ * the noteable, "Roles and permissions" → "Resolve threads").
  */
 import { gitOutput } from '../fake-github/diff.js';
 import { currentVersion, diffFiles } from './diff.js';
 import { paginate } from './http-util.js';
-import { mergeRequestOf, projectOf, type Route, type RouteContext } from './routes.js';
+import { forbiddenBelow, mergeRequestOf, projectOf, type Route, type RouteContext } from './routes.js';
 import { diffJson, discussionJson } from './shapes.js';
 import type { ProjectRecord } from './state.js';
 
@@ -155,6 +157,8 @@ export const memoryRoutes: Route[] = [
       if ('status' in mr) return mr;
       const discussion = ctx.state.discussions.find((d) => d.mr === mr && d.id === ctx.params.discussion);
       if (!discussion) return { status: 404, body: { message: '404 Discussion Not Found' } };
+      const forbidden = mr.author === ctx.user ? undefined : forbiddenBelow(ctx, 'developer');
+      if (forbidden) return forbidden;
       const fromBody =
         ctx.body && typeof ctx.body === 'object' ? (ctx.body as Record<string, unknown>).resolved : undefined;
       const resolved = truthy(fromBody ?? ctx.url.searchParams.get('resolved'));

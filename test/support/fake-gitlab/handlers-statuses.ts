@@ -6,9 +6,10 @@
  * moved on (GitLab's state machine: `pending` from created only, `running` from created/pending,
  * an end state from any unfinished one — a repeat such as `running` → `running` is 400 "Cannot
  * transition status via :run from :running"); once finished, the next call starts a new status.
+ * Below the Developer role GitLab answers 403 (`create_commit_status`, "Roles and permissions").
  */
 import { gitOutput } from '../fake-github/diff.js';
-import { projectOf, type Route, type RouteContext } from './routes.js';
+import { forbiddenBelow, projectOf, type Route, type RouteContext } from './routes.js';
 import { userJson } from './shapes.js';
 import type { CommitStatusRecord } from './state.js';
 
@@ -66,6 +67,8 @@ const setStatus: Route = {
   async handle(ctx) {
     const project = projectOf(ctx);
     if ('status' in project) return project;
+    const forbidden = forbiddenBelow(ctx, 'developer');
+    if (forbidden) return forbidden;
     const body = (ctx.body ?? {}) as Record<string, unknown>;
     const state = text(body, 'state');
     if (state === undefined) return { status: 400, body: { error: 'state is missing' } };

@@ -5,6 +5,7 @@
  */
 import type { ShapeContext } from './shapes.js';
 import type { FakeState, MergeRequestRecord, ProjectRecord, UserRecord } from './state.js';
+import type { GitLabRole } from './types.js';
 
 /** What a handler gets. */
 export interface RouteContext {
@@ -15,6 +16,8 @@ export interface RouteContext {
   body: unknown;
   /** The token's user. */
   user: UserRecord;
+  /** The token user's role on the projects. */
+  role: GitLabRole;
 }
 
 /** What a handler answers. */
@@ -78,6 +81,13 @@ export function errorJson(status: number): Record<string, string> {
     503: '503 Service Unavailable',
   };
   return { message: text[status] ?? `${status}` };
+}
+
+const ROLES: readonly GitLabRole[] = ['guest', 'reporter', 'developer', 'maintainer', 'owner'];
+
+/** GitLab's 403 when the token user's role is below `least`, else undefined. */
+export function forbiddenBelow(ctx: RouteContext, least: GitLabRole): RouteResult | undefined {
+  return ROLES.indexOf(ctx.role) < ROLES.indexOf(least) ? { status: 403, body: errorJson(403) } : undefined;
 }
 
 /** The route's project, or GitLab's 404. */

@@ -9,7 +9,7 @@ import { parseBody } from './http-util.js';
 import { errorJson, matchRoute, type Route, type RouteResult } from './routes.js';
 import type { ShapeContext } from './shapes.js';
 import type { FakeState, UserRecord } from './state.js';
-import type { RecordedRequest, Violation } from './types.js';
+import type { GitLabRole, RecordedRequest, Violation } from './types.js';
 
 /** A one-shot fault of `failNext`. */
 export interface Fault {
@@ -27,6 +27,7 @@ export interface PipelineDeps {
   routes: Route[];
   token: string;
   user: UserRecord;
+  role: GitLabRole;
   handleGit(req: IncomingMessage, res: ServerResponse): void;
   requests: RecordedRequest[];
   violations: Violation[];
@@ -131,7 +132,15 @@ async function handleApi(
     send(res, record, { status: 404, body: { error: '404 Not Found' } });
     return;
   }
-  const ctx = { state: deps.state, shape: deps.shape, url, params: matched.params, body, user: deps.user };
+  const ctx = {
+    state: deps.state,
+    shape: deps.shape,
+    url,
+    params: matched.params,
+    body,
+    user: deps.user,
+    role: deps.role,
+  };
   send(res, record, await matched.route.handle(ctx));
 }
 

@@ -10,7 +10,17 @@ export interface FakeGitLabOptions {
   token: string;
   /** Username of the token's user (`GET /user`). Default `reviewbot-bot`. */
   username?: string;
+  /**
+   * The token user's role on every project (GitLab, "Roles and permissions"). Default `developer`.
+   * Below Developer, GitLab answers 403 to resolving a thread (`resolve_note`; the merge request's
+   * author excepted) and to setting a commit status (`create_commit_status`). Those are the only
+   * rules the fake applies by role.
+   */
+  role?: GitLabRole;
 }
+
+/** A project member's role, lowest first (GitLab's access levels 10, 20, 30, 40, 50). */
+export type GitLabRole = 'guest' | 'reporter' | 'developer' | 'maintainer' | 'owner';
 
 /** One API request as the fake saw it (git requests are in `gitRequests`). */
 export interface RecordedRequest {

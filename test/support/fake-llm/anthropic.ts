@@ -29,7 +29,7 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-/** Models listed by `GET /v1/models`; any other id is accepted on `/v1/messages` too. */
+/** Models listed by `GET /v1/models` (the fake serves these and the others of its `models`). */
 const MODELS = ['claude-sonnet-5-5', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
 
 function id(prefix: string): string {
@@ -174,7 +174,12 @@ function errorBody(error: WireError): unknown {
   };
 }
 
-function handleOther(method: string, pathname: string, body: unknown): OtherResponse {
+function handleOther(
+  method: string,
+  pathname: string,
+  body: unknown,
+  serves: (model: string) => boolean,
+): OtherResponse {
   if (method === 'POST' && pathname === '/v1/messages/count_tokens') {
     const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     return {
@@ -183,15 +188,24 @@ function handleOther(method: string, pathname: string, body: unknown): OtherResp
     };
   }
   if (method === 'GET' && pathname === '/v1/models') {
+    const listed = MODELS.filter(serves);
     return {
       status: 200,
-      body: { data: MODELS.map(modelInfo), has_more: false, first_id: MODELS[0], last_id: MODELS.at(-1) },
+      body: { data: listed.map(modelInfo), has_more: false, first_id: listed[0], last_id: listed.at(-1) },
     };
   }
   const model = /^\/v1\/models\/([^/]+)$/.exec(pathname);
-  if (method === 'GET' && model?.[1] !== undefined)
-    return { status: 200, body: modelInfo(decodeURIComponent(model[1])) };
+  if (method === 'GET' && model?.[1] !== undefined) {
+    const modelId = decodeURIComponent(model[1]);
+    if (!serves(modelId)) return { status: 404, body: errorBody(unknownModel(modelId)) };
+    return { status: 200, body: modelInfo(modelId) };
+  }
   return { status: 404, body: errorBody({ status: 404, message: `Not Found: ${method} ${pathname}` }) };
+}
+
+/** Anthropic's answer to a model id it does not serve: 404 `not_found_error`, "model: <id>". */
+function unknownModel(model: string): WireError {
+  return { status: 404, message: `model: ${model}` };
 }
 
 /** The Anthropic Messages protocol adapter (exported for tests of the fake itself). */
@@ -204,6 +218,7 @@ export const anthropicAdapter: ProtocolAdapter = {
   validate: validateAnthropicRequest,
   normalize: normalizeAnthropicRequest,
   handleOther,
+  unknownModel,
   writeReply: writeAnthropicReply,
 };
 

@@ -11,6 +11,7 @@
  * await llm.close();
  */
 export { startFakeAnthropic } from './anthropic.js';
+export { startFakeGemini } from './gemini.js';
 export { startFakeOpenAI } from './openai.js';
 export type {
   FakeLlm,

@@ -12,7 +12,7 @@ import type { OtherResponse, ProtocolAdapter, ReplyContext, WireError } from './
 import { sendJson, splitText, sseFrame, startSse, writeFrames } from './sse.js';
 import type { FakeLlm, FakeLlmOptions, ScriptedReply } from './types.js';
 
-const MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-x'];
+const MODELS = ['gpt-6-sol', 'gpt-x', 'qwen3'];
 
 function id(prefix: string): string {
   return `${prefix}${randomBytes(12).toString('hex')}`;
@@ -132,13 +132,33 @@ function modelInfo(modelId: string): Record<string, unknown> {
   return { id: modelId, object: 'model', created: 1_700_000_000, owned_by: 'openai' };
 }
 
-function handleOther(method: string, pathname: string): OtherResponse {
+/**
+ * OpenAI's answer to a model id it does not serve: 404 `invalid_request_error`, code
+ * `model_not_found`.
+ */
+function unknownModel(model: string): WireError {
+  return {
+    status: 404,
+    message: `The model \`${model}\` does not exist or you do not have access to it.`,
+    code: 'model_not_found',
+  };
+}
+
+function handleOther(
+  method: string,
+  pathname: string,
+  _body: unknown,
+  serves: (model: string) => boolean,
+): OtherResponse {
   if (method === 'GET' && pathname === '/v1/models') {
-    return { status: 200, body: { object: 'list', data: MODELS.map(modelInfo) } };
+    return { status: 200, body: { object: 'list', data: MODELS.filter(serves).map(modelInfo) } };
   }
   const model = /^\/v1\/models\/([^/]+)$/.exec(pathname);
-  if (method === 'GET' && model?.[1] !== undefined)
-    return { status: 200, body: modelInfo(decodeURIComponent(model[1])) };
+  if (method === 'GET' && model?.[1] !== undefined) {
+    const modelId = decodeURIComponent(model[1]);
+    if (!serves(modelId)) return { status: 404, body: errorBody(unknownModel(modelId)) };
+    return { status: 200, body: modelInfo(modelId) };
+  }
   return { status: 404, body: errorBody({ status: 404, message: `Invalid URL (${method} ${pathname})` }) };
 }
 
@@ -152,6 +172,7 @@ export const openaiAdapter: ProtocolAdapter = {
   validate: (body) => validateOpenAIRequest(body),
   normalize: normalizeOpenAIRequest,
   handleOther,
+  unknownModel,
   writeReply: writeOpenAIReply,
 };
 

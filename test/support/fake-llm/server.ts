@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { servesModel } from './models.js';
 import { estimateTokens, sendJson } from './sse.js';
 import type {
   FakeLlm,
@@ -62,18 +63,30 @@ export interface ProtocolAdapter {
   protocol: RecordedLlmRequest['protocol'];
   /** True when `pathname` (query removed) is the model endpoint. */
   isModelPath(pathname: string): boolean;
-  /** `undefined` when the request carries the key, else the 401 message (never containing a key). */
-  checkAuth(headers: IncomingHttpHeaders, apiKey: string): string | undefined;
+  /** `undefined` when the request carries the key, else the refusal's message (never containing a key). */
+  checkAuth(headers: IncomingHttpHeaders, apiKey: string, url: URL): string | undefined;
+  /** HTTP status of a refused key (default 401; Gemini answers 400). */
+  authStatus?: number;
   /** The provider's error JSON for `error`. */
   errorBody(error: WireError): unknown;
   /** Headers every response carries (request ids). */
   responseHeaders(): Record<string, string>;
   /** The first reason the real API would refuse `body` with 400, or `undefined`. */
   validate(body: unknown, options: FakeLlmOptions): WireError | undefined;
-  /** Normalizes a body; must not throw on malformed input. */
-  normalize(body: unknown): NormalizedRequest;
-  /** Answers any authorized request that is not for the model endpoint. */
-  handleOther(method: string, pathname: string, body: unknown): OtherResponse;
+  /** Normalizes a body (of a request to `pathname`); must not throw on malformed input. */
+  normalize(body: unknown, pathname: string): NormalizedRequest;
+  /**
+   * Answers any authorized request that is not for the model endpoint; `serves` tells the model
+   * ids the fake serves (for the model lookup, 404 for others).
+   */
+  handleOther(
+    method: string,
+    pathname: string,
+    body: unknown,
+    serves: (model: string) => boolean,
+  ): OtherResponse;
+  /** The 404 the provider answers for a model id it does not serve. */
+  unknownModel(model: string): WireError;
   /**
    * Optional: usage of a request whose reply scripts none, by the protocol's own accounting (the
    * Anthropic fake's prompt cache); default: an estimate of the whole request as input.
@@ -135,6 +148,7 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
   let script: Script = options.script ?? [];
   let scriptIndex = 0;
   const closing = new AbortController();
+  const serves = (model: string): boolean => servesModel(model, options.models);
 
   function fail(res: ServerResponse, error: WireError, record?: RecordedLlmRequest): void {
     if (record) {
@@ -170,12 +184,16 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
       path: req.url ?? pathname,
       headers: recordHeaders(req.headers),
       body,
-      ...adapter.normalize(body),
+      ...adapter.normalize(body, pathname),
       status: 0,
     };
     requests.push(record);
-    const authError = options.apiKey === null ? undefined : adapter.checkAuth(req.headers, options.apiKey);
-    if (authError !== undefined) return fail(res, { status: 401, message: authError }, record);
+    const authError =
+      options.apiKey === null
+        ? undefined
+        : adapter.checkAuth(req.headers, options.apiKey, new URL(req.url ?? '/', 'http://localhost'));
+    if (authError !== undefined)
+      return fail(res, { status: adapter.authStatus ?? 401, message: authError }, record);
     if (req.method !== 'POST')
       return fail(res, { status: 405, message: `Method ${req.method} not allowed` }, record);
     if (raw === undefined) return fail(res, { status: 413, message: 'Request body too large' }, record);
@@ -183,6 +201,7 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
       return fail(res, { status: 400, message: 'The request body is not valid JSON.' }, record);
     const invalid = adapter.validate(body, options);
     if (invalid) return fail(res, invalid, record);
+    if (!serves(record.model)) return fail(res, adapter.unknownModel(record.model), record);
 
     const reply = nextReply(record);
     if ('status' in reply) return fail(res, reply, record);
@@ -220,11 +239,17 @@ export async function startFakeServer(adapter: ProtocolAdapter, options: FakeLlm
     const raw = await readBody(req);
     const parsed = raw === undefined ? undefined : parseJson(raw);
     const method = req.method ?? 'GET';
-    const authError = options.apiKey === null ? undefined : adapter.checkAuth(req.headers, options.apiKey);
+    const authError =
+      options.apiKey === null
+        ? undefined
+        : adapter.checkAuth(req.headers, options.apiKey, new URL(req.url ?? '/', 'http://localhost'));
     const answer: OtherResponse =
       authError !== undefined
-        ? { status: 401, body: adapter.errorBody({ status: 401, message: authError }) }
-        : adapter.handleOther(method, pathname, parsed?.ok ? parsed.value : undefined);
+        ? {
+            status: adapter.authStatus ?? 401,
+            body: adapter.errorBody({ status: adapter.authStatus ?? 401, message: authError }),
+          }
+        : adapter.handleOther(method, pathname, parsed?.ok ? parsed.value : undefined, serves);
     otherRequests.push({ method, path: req.url ?? pathname, status: answer.status });
     sendJson(res, answer.status, answer.body, adapter.responseHeaders());
   }

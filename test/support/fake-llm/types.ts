@@ -53,7 +53,7 @@ export interface RecordedToolResult {
  * - `status`: the HTTP status the fake answered with; `errorMessage`: the message of an error it built.
  */
 export interface RecordedLlmRequest {
-  protocol: 'anthropic' | 'openai';
+  protocol: 'anthropic' | 'openai' | 'gemini';
   path: string;
   headers: Record<string, string>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw JSON body, any shape
@@ -107,4 +107,9 @@ export interface FakeLlmOptions {
    * them into one turn (API reference, `messages`), so this is off by default.
    */
   strictAlternation?: boolean;
+  /**
+   * Model ids the fake serves; any other gets the provider's 404 (`models.ts`). Default:
+   * `DEFAULT_FAKE_MODELS` (every provider's default model and the ids the tests use).
+   */
+  models?: readonly string[];
 }

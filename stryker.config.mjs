@@ -1,0 +1,50 @@
+// Mutation testing of the code where a silent regression hurts most (`npm run test:mutation`; on
+// demand, not part of `npm test`). Stryker copies the project into .stryker-tmp/, mutates the
+// files below one change at a time and runs the unit tests of vitest.mutation.config.ts against
+// each mutant; a mutant no test kills is a change the suite would let through. One module while
+// iterating: `npx stryker run --mutate src/secrets.ts`. The JSON report goes to
+// reports/mutation/mutation.json; the console prints the score of each file.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  // The machine is shared: one test process at a time.
+  concurrency: 1,
+  timeoutMS: 30_000,
+  mutate: [
+    // Secret masking.
+    'src/secrets.ts',
+    // Pricing and the receipt's cost (buildReceipt, formatCost).
+    'src/agent/pricing.ts',
+    'src/review/receipt.ts:31-56',
+    // Prompt building and fencing.
+    'src/review/prompt.ts',
+    // Memory markers: parsing and rendering, the neutraliser, the wire form.
+    'src/review/memory/markers.ts',
+    'src/diff/markdown.ts:40-78',
+    'src/platforms/wire-markers.ts',
+    // Mention extraction and authorisation.
+    'src/jobs/mention.ts',
+    // Webhook verification.
+    'src/platforms/hub-signature-webhook.ts',
+    'src/platforms/github/webhook.ts:21-79',
+    'src/platforms/gitlab/webhook.ts',
+    'src/platforms/gitea/webhook.ts:19-82',
+    'src/platforms/azure-devops/webhook.ts',
+    // Workspace paths.
+    'src/workspace/workspace-path.ts',
+    // Host-side git guards: being written now (another change); add their module and tests here.
+    // 'src/workspace/<host git guards>.ts',
+  ],
+  ignorePatterns: ['dist', 'reports', 'bench', 'deploy', 'docs', '.stryker-tmp', 'test/e2e'],
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 90, low: 80, break: null },
+  tempDirName: '.stryker-tmp',
+  // Re-runs test only the mutants whose code or tests changed since the recorded run.
+  incremental: true,
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
+  cleanTempDir: 'always',
+};

@@ -151,7 +151,7 @@ describe('mentions and hostile paths in posted review text', () => {
       renderGitHubSuggestion,
     );
     expect(body).toBe(
-      `cc @${J}acme/security-team and @${J}{123}; \`@Inject\` is fine; mail a@b.com.\n\n` +
+      `**P2** cc @${J}acme/security-team and @${J}{123}; \`@Inject\` is fine; mail a@b.com.\n\n` +
         `\`\`\`suggestion\n${suggestion}\n\`\`\``,
     );
   });
@@ -171,7 +171,7 @@ describe('mentions and hostile paths in posted review text', () => {
     expect(body.split('\n')).toEqual([
       '### Additional notes (not in diff)',
       '',
-      '- ``x␤␤</details>␤␤![img](http://x.invalid/p.png) @team `y`:12`` (RIGHT): Note.',
+      '- **P2** ``x␤␤</details>␤␤![img](http://x.invalid/p.png) @team `y`:12`` (RIGHT): Note.',
     ]);
   });
 });

@@ -58,7 +58,15 @@ describe('Claude Code runner, REVIEWER', () => {
     if (parsed.ok) {
       expect(parsed.output.summary).toBe(REVIEW.summary);
       expect(parsed.output.comments).toEqual([
-        { path: 'src/a.ts', line: 3, side: 'RIGHT', body: '`add` subtracts.', suggestion: '  return x + y;' },
+        {
+          path: 'src/a.ts',
+          line: 3,
+          side: 'RIGHT',
+          body: '`add` subtracts.',
+          suggestion: '  return x + y;',
+          severity: 'P2',
+          confidence: null,
+        },
       ]);
     }
     expect(result.submitted).toBeUndefined();

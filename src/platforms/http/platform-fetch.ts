@@ -180,7 +180,9 @@ export function createPlatformFetch(options: PlatformFetchOptions): typeof fetch
         if (response) return response;
         throw networkError(failure, url, timeoutMs, error);
       }
-      options.logger?.warn(
+      // Info, not warn: a retry that then succeeds is no problem for the person at the CLI (whose
+      // default level is warn); `serve` logs it. A final failure is reported once, by the caller.
+      options.logger?.info(
         { ...where, delayMs: decision.delayMs },
         `${options.platform} API ${what}; retrying`,
       );

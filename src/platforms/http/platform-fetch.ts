@@ -28,7 +28,7 @@ export interface PlatformHttpOptions {
   /** Time one attempt may take, headers and body, ms (default 60 000). */
   timeoutMs?: number;
   /** Where retries and given-up waits are reported (warn level). */
-  logger?: { warn(fields: object, message: string): void };
+  logger?: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
 }
 
 /** Options of `createPlatformFetch`. */

@@ -24,6 +24,7 @@ export const DEFAULT_FAKE_MODELS: readonly string[] = [
     'claude-haiku-4-5',
     'gpt-x',
     'qwen3',
+    'qwen3-coder',
     'm-1',
     'model-x',
     'qwen-coder',

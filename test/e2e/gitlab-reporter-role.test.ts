@@ -71,7 +71,9 @@ describe('review memory with a Reporter token on GitLab (CLI)', () => {
     repo.push2();
     repo.push3();
     const { run, result } = await review(submit('The division is guarded now.', []));
-    expect(run.stderr).not.toMatch(/reviewbot: /);
+    // No error line; the refusals are warnings the person at the CLI sees.
+    expect(run.stderr).not.toMatch(/^reviewbot: (?!warning: )/m);
+    expect(run.stderr).toMatch(/^reviewbot: warning: could not resolve an addressed thread: .*403/m);
     expect(run.code).toBe(0);
     // GitLab refused: the thread is still open.
     expect(driver.botThreads(1).map((t) => t.resolved)).toEqual([false]);
@@ -79,7 +81,7 @@ describe('review memory with a Reporter token on GitLab (CLI)', () => {
     const posted = driver.botBodies(1).at(-1)!;
     expect(posted).toContain('The division is guarded now.');
     expect(posted).toMatch(
-      /### Addressed since the last review\n\n- `src\/calc\.ts(:\d+)?`: Division by zero when `b` is 0\. \(could not be resolved: the thread stays open\)/,
+      /### Addressed since the last review\n\n- `src\/calc\.ts(:\d+)?`: (\*\*P\d\*\* )?Division by zero when `b` is 0\. \(could not be resolved: the thread stays open\)/,
     );
     expect(posted).toContain("One thread could not be resolved: the bot's account may lack the permission");
     expect(result?.body).toBe(posted);

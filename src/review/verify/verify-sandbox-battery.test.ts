@@ -258,7 +258,7 @@ describe.runIf(status.kind === 'bwrap')('a probe that sleeps past the limit (Cla
   }, 60_000);
 });
 
-describe.runIf(status.kind !== 'bwrap')('where bubblewrap cannot create its namespaces', () => {
+describe.runIf(status.kind !== 'bwrap')('where bubblewrap is missing or cannot create its namespaces', () => {
   const reason = status.kind === 'unavailable' ? status.reason : status.kind;
   it(`skips the battery: a verification is skipped with the reason and never runs unsandboxed (${reason})`, async () => {
     llm.requests.length = 0;

@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { survivorRunning, SURVIVOR_MARK } from '../../../test/support/sandbox-battery.js';
 import { probeSandbox, runToolCommand } from '../../agent/sandbox/index.js';
 import { openDisposableTree, overlayLauncherScript } from './disposable-tree.js';
 import { hashTree } from './tree-hash.test-helper.js';
@@ -68,6 +69,38 @@ describe.runIf(detected.kind === 'bwrap')('a disposable tree over a workspace', 
     rmSync(home, { recursive: true, force: true });
   });
 
+  it('stop kills what runs in the copy and refuses later commands; close does the same', async () => {
+    if (detected.kind !== 'bwrap') return;
+    const home = mkdtempSync(path.join(base, 'home-'));
+    for (const end of ['stop', 'close'] as const) {
+      const tree = await openDisposableTree({ workspace, sandbox: detected, parentDir: scratch });
+      const run = (command: string) =>
+        runToolCommand(command, {
+          workspace: tree.workspace,
+          home,
+          timeoutMs: 60_000,
+          sandbox: tree.sandbox,
+        });
+      const sleeping = run(`touch started; sleep ${SURVIVOR_MARK}`);
+      while (!existsSync(path.join(tree.upperDir, 'started'))) await new Promise((r) => setTimeout(r, 50));
+      expect(survivorRunning()).toBe(true);
+      const started = Date.now();
+      await tree[end]();
+      expect(survivorRunning()).toBe(false);
+      expect((await sleeping).exitCode).not.toBe(0);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      if (end === 'stop') {
+        const later = await run('touch later; echo ran');
+        expect(later.exitCode).toBe(125);
+        expect(later.output).not.toContain('ran');
+        expect(existsSync(path.join(tree.upperDir, 'later'))).toBe(false);
+        await tree.close();
+      }
+    }
+    expect(readdirSync(scratch)).toEqual([]);
+    rmSync(home, { recursive: true, force: true });
+  });
+
   it('has no network whatever the host allows', async () => {
     if (detected.kind !== 'bwrap') return;
     const tree = await openDisposableTree({ workspace, sandbox: detected, parentDir: scratch });
@@ -95,6 +128,15 @@ describe('overlayLauncherScript', () => {
     const script = overlayLauncherScript(paths);
     expect(script).toContain("'/w/pr-1' '/t/u' '/t/w' '/usr/bin/bwrap' \"$@\"");
     expect(script).toContain('exit 125');
+    // bubblewrap runs as a child: the shell naming the upper layer stays, for the tree to kill.
+    expect(script).not.toContain('exec "$B"');
+  });
+  it('registers the launch first when told how, and refuses a registration it cannot quote', () => {
+    const register = ['/bin/sh', '-c', 'echo > "$1/$$"; shift; exec "$@"', 'sh', '/t/pids'];
+    expect(overlayLauncherScript({ ...paths, register })).toContain(
+      `exec '/bin/sh' '-c' 'echo > "$1/$$"; shift; exec "$@"' 'sh' '/t/pids' '/usr/bin/unshare' --user`,
+    );
+    expect(() => overlayLauncherScript({ ...paths, register: ["it's"] })).toThrow(/single quote/);
   });
   it.each([',', ':', "'", '\\', '\n'])('refuses a path holding %j', (char) => {
     expect(() => overlayLauncherScript({ ...paths, workspace: `/w/pr${char}1` })).toThrow(

@@ -80,8 +80,10 @@ function outcome(
 /**
  * Verifies one finding. Never throws for a failed run: a timeout, an agent error or an unreadable
  * answer (after one re-ask) is `inconclusive` with a reason; a host without sandbox is `skipped`.
- * On the deadline the run is aborted (its sandboxed commands are killed with their namespaces) and
- * the disposable tree removed once the run settled (or `ABORT_GRACE_MS` later).
+ * On the deadline the run is aborted and every command running in its disposable tree is killed
+ * (with its namespaces, whichever runner started it); the tree is removed once the run settled (or
+ * `ABORT_GRACE_MS` later), after killing anything that still runs in it — no sandboxed process of
+ * the run outlives the call.
  */
 export async function runVerification(input: VerificationRunInput): Promise<VerificationRunResult> {
   const started = Date.now();
@@ -107,6 +109,8 @@ export async function runVerification(input: VerificationRunInput): Promise<Veri
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort(new Error('verification timed out'));
+    // Whatever the runner does now, nothing runs in the copy any more (close waits for it).
+    tree.stop().catch(() => undefined);
   }, input.timeoutMs);
   const meter = { usage: ZERO, turns: 0, costUsd: undefined as number | undefined };
   try {
@@ -125,7 +129,10 @@ export async function runVerification(input: VerificationRunInput): Promise<Veri
   } finally {
     clearTimeout(timer);
     input.signal?.removeEventListener('abort', onOuterAbort);
-    await tree.close();
+    await tree.close().catch((error: unknown) => {
+      const reason = input.masker.mask(error instanceof Error ? error.message : String(error));
+      input.logger?.error({ reason }, 'could not stop every command of a verification run');
+    });
   }
 }
 

@@ -61,7 +61,7 @@ async function workspace(dir: string): Promise<string> {
 describe('the cleaner on escaped repository names', () => {
   it('asks the platform by the repository name and keeps the open pull request', async () => {
     const open = await workspace(workspacePath(base, 'azure-devops', `${PROJECT}/widgets`, 7));
-    await workspace(workspacePath(base, 'azure-devops', `${PROJECT}/widgets`, 9)); // no such pull request
+    const gone = await workspace(workspacePath(base, 'azure-devops', `${PROJECT}/widgets`, 9)); // no such pull request
     // Not a directory `workspacePath` makes (an unescaped space): never looked up, never deleted.
     const foreign = await workspace(path.join(base, 'azure-devops', PROJECT, 'widgets', 'pr-7'));
     expect(path.relative(base, open)).toBe('azure-devops/Fabrikam%20Fiber/widgets/pr-7');
@@ -87,6 +87,8 @@ describe('the cleaner on escaped repository names', () => {
     });
     expect(existsSync(open)).toBe(true);
     expect(existsSync(foreign)).toBe(true);
+    // A pull request Azure DevOps no longer knows (404) is gone: its workspace is deleted.
+    expect(existsSync(gone)).toBe(false);
     // Both look-ups name the project as Azure DevOps spells it (URL-encoded once, by the client);
     // the foreign directory was not looked up.
     const asked = ado.requests

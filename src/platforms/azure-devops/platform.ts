@@ -6,6 +6,7 @@
  * an `Authorization: Basic base64(":" + PAT)` header (a job access token: `Bearer`, `auth.ts`)
  * (`http.extraHeader`), never in a URL or file.
  */
+import { PlatformError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
 import type { Platform, PullRequestInfo } from '../types.js';
@@ -80,11 +81,20 @@ export function createAzureDevOpsPlatform(options: AzureDevOpsPlatformOptions): 
   });
   const ref = (repo: string, id: number) => `${repo}#${id}`;
 
+  /**
+   * The pull request, or a 404 `PlatformError` when Azure DevOps does not know it (its client
+   * answers a 404 with `null` instead of throwing).
+   */
   async function fetchPr(repo: string, id: number) {
     const { project, repo: name } = splitRepo(repo);
-    return call(`fetch pull request ${ref(repo, id)}`, () =>
+    const pr = await call(`fetch pull request ${ref(repo, id)}`, () =>
       client.send((git) => git.getPullRequest(name, id, project)),
     );
+    if (pr === null || pr === undefined)
+      throw new PlatformError(`Azure DevOps: pull request ${ref(repo, id)} was not found (HTTP 404)`, {
+        status: 404,
+      });
+    return pr;
   }
   const webUrl = (repo: string, id: number, web?: string) => {
     const { project, repo: name } = splitRepo(repo);

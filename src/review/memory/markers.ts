@@ -6,7 +6,9 @@
  *   `<!-- reviewbot:review head=<40-hex head SHA> at=<ISO time> -->`
  * - Finding marker, at the end of each inline comment:
  *   `<!-- reviewbot:finding fp=<16-hex fingerprint> side=<RIGHT|LEFT> n=<anchored line count> sev=<P0-P3> -->`
- *   (`sev`, the finding's severity (§21), is read as P2 when absent: markers written before it existed)
+ *   (`sev`, the finding's severity (§21), is read as P2 when absent: markers written before it existed),
+ *   then ` probe=<base64url>` when verification confirmed the finding (§22): its probe, which
+ *   applying the finding runs again (§24; see `encodeProbe`)
  *
  * The format is the project's own; the README documents it. Markers cannot be forged (issue 27):
  * every text the bot posts that it did not write itself (model output, file paths, titles, error
@@ -34,6 +36,8 @@ export interface FindingMarker {
   n: number;
   /** The finding's severity (§21); P2 for a marker without one. */
   severity: Severity;
+  /** The probe that confirmed the finding (§22), as `encodeProbe` wrote it; absent when not confirmed. */
+  probe?: string;
 }
 
 /** Review marker as the last thing of a body, on its own line (trailing whitespace allowed). */
@@ -41,7 +45,7 @@ const REVIEW_AT_END =
   /(?:^|\n)<!-- reviewbot:review head=([0-9a-f]{7,64}) at=(\d{4}-\d\d-\d\dT[\d:.]+Z) -->\s*$/;
 /** Finding marker as the last thing of an inline comment's body, on its own line. */
 const FINDING_AT_END =
-  /(?:^|\n)<!-- reviewbot:finding fp=([0-9a-f]{16}) side=(RIGHT|LEFT) n=(\d{1,5})(?: sev=(P[0-3]))? -->\s*$/;
+  /(?:^|\n)<!-- reviewbot:finding fp=([0-9a-f]{16}) side=(RIGHT|LEFT) n=(\d{1,5})(?: sev=(P[0-3]))?(?: probe=([A-Za-z0-9_-]{1,6000}))? -->\s*$/;
 
 /** The review marker text for `marker`. */
 export function renderReviewMarker(marker: ReviewMarker): string {
@@ -50,7 +54,11 @@ export function renderReviewMarker(marker: ReviewMarker): string {
 
 /** The finding marker text for `marker`. */
 export function renderFindingMarker(marker: FindingMarker): string {
-  return `<!-- reviewbot:finding fp=${marker.fp} side=${marker.side} n=${marker.n} sev=${marker.severity} -->`;
+  const probe =
+    marker.probe !== undefined && /^[A-Za-z0-9_-]{1,6000}$/.test(marker.probe)
+      ? ` probe=${marker.probe}`
+      : '';
+  return `<!-- reviewbot:finding fp=${marker.fp} side=${marker.side} n=${marker.n} sev=${marker.severity}${probe} -->`;
 }
 
 /**
@@ -69,9 +77,15 @@ export function parseReviewMarker(body: string): ReviewMarker | undefined {
 export function parseFindingMarker(body: string): FindingMarker | undefined {
   const match = FINDING_AT_END.exec(body);
   if (!match) return undefined;
-  const [, fp, side, n, sev] = match;
+  const [, fp, side, n, sev, probe] = match;
   if (!fp || (side !== 'RIGHT' && side !== 'LEFT') || !n) return undefined;
-  return { fp, side, n: Number(n), severity: (sev as Severity | undefined) ?? DEFAULT_SEVERITY };
+  return {
+    fp,
+    side,
+    n: Number(n),
+    severity: (sev as Severity | undefined) ?? DEFAULT_SEVERITY,
+    ...(probe ? { probe } : {}),
+  };
 }
 
 export { neutraliseMarkers, withoutOwnMarker } from '../../diff/markdown.js';

@@ -37,8 +37,11 @@ export interface WorkerTask {
    * (nothing is committed then), or undefined to go on.
    */
   check?(dir: string): Promise<string | undefined>;
-  /** Called with the pushed commit's SHA before the reply is posted (e.g. resolve a thread). */
-  onPushed?(sha: string): Promise<void>;
+  /**
+   * Called with the pushed commit's SHA before the reply is posted (e.g. resolve a thread); a text
+   * it returns ends the reply (e.g. why the thread could not be resolved).
+   */
+  onPushed?(sha: string): Promise<string | undefined>;
 }
 
 /** True when the head branch lives in the pull request's own repository (so the bot may push). */
@@ -126,6 +129,7 @@ export async function processWorkerComment(
 
     const files = await changedPaths(workspace.dir, workspace.headSha, ctx);
     let result: WorkerResult = { kind: 'no-changes' };
+    let note: string | undefined;
     if (files.length > 0 && !isSameRepository(pr)) {
       result = { kind: 'fork', files };
     } else if (files.length > 0) {
@@ -141,13 +145,14 @@ export async function processWorkerComment(
         ...signal,
       });
       if ('sha' in pushed) result = { kind: 'pushed', sha: pushed.sha };
-      if ('sha' in pushed) await task?.onPushed?.(pushed.sha);
+      if ('sha' in pushed) note = await task?.onPushed?.(pushed.sha);
     }
     ctx.logger.info({ result: result.kind, files: files.length }, 'worker finished');
 
     // Without a sandbox (`auto`) the agent's Bash was refused: the reply says so and why (§16).
     const sandbox = ctx.sandbox?.status ?? (await defaultSandboxStatus());
     let body = workerReplyBody(summary, result, pr);
+    if (note) body += `\n\n${note}`;
     if (sandbox.kind === 'unavailable') body += `\n\n> **Note:** ${bashUnavailableMessage(sandbox.reason)}`;
     const posted = await platform.postReply(replyTargetOf(comment), body);
     await ctx.store.save(key, {

@@ -169,6 +169,17 @@ export interface ReviewThread {
   resolvedAsFixed?: boolean;
 }
 
+/**
+ * What `Platform.resolveThread` did when the platform would not resolve the thread but the bot marked
+ * it addressed another way: the bot's memory and `stats` read it as resolved by the bot, the
+ * platform's page shows it open.
+ */
+export interface MarkedThread {
+  resolved: false;
+  /** Why the platform did not resolve it, for people (no secret, no server text), e.g. "this server has no API to resolve conversations". */
+  reason: string;
+}
+
 /** One pull request of a repository listing (`Platform.listPullRequests`). */
 export interface PullRequestSummary {
   number: number;
@@ -347,9 +358,12 @@ export interface Platform {
   ): Promise<LocatedComment | undefined>;
   /**
    * Resolves thread `threadId` (GitHub GraphQL `resolveReviewThread`, GitLab `PUT .../discussions/:id`
-   * with `resolved=true`). Callers resolve only threads the bot started (§13).
+   * with `resolved=true`). Callers resolve only threads the bot started (§13). Resolves to nothing
+   * when the platform resolved it; to a `MarkedThread` when the platform would not and the thread
+   * was marked addressed another way (Gitea before 1.26 and Forgejo: a marked reply).
+   * @throws AuthError / PlatformError when the platform refuses and nothing was marked.
    */
-  resolveThread?(repoFullName: string, prNumber: number, threadId: string): Promise<void>;
+  resolveThread?(repoFullName: string, prNumber: number, threadId: string): Promise<void | MarkedThread>;
   /**
    * Optional (CONTRACT §20): every reaction on comment `target` (all pages), e.g. to find the
    * thumbs-down that dismisses a bot finding. GitHub: `GET /repos/{o}/{r}/pulls/comments/{id}/reactions`

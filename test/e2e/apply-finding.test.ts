@@ -4,7 +4,8 @@
  * newline kept, a multi-line range), committed and pushed, the reply names the SHA and the thread
  * is resolved; a LEFT finding is refused with a reason; a stale finding commits nothing; `apply
  * all` applies every open suggestion in one commit and lists what it skipped; a user outside the
- * allow list is ignored; a finding without a suggestion becomes a WORKER agent run.
+ * allow list is ignored; a finding without a suggestion becomes a WORKER agent run. Each applied
+ * finding counts once as `addressed` in `/metrics`.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -344,5 +345,13 @@ describe('@worker apply in a finding thread (GitHub)', () => {
     expect(reply.body).toMatch(/`src\/old\.ts:1`: it is on the old side/);
     expect([resolved(ids.manyA!), resolved(ids.manyB!), resolved(ids.manyC!)]).toEqual([true, false, true]);
     expect(github.violations).toEqual([]);
+  });
+
+  it('counts each applied finding once as addressed in /metrics', async () => {
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    // win, calc, gap, plain, manyA, manyC.
+    expect(metrics).toContain(
+      'reviewbot_findings_total{platform="github",severity="P1",outcome="addressed"} 6',
+    );
   });
 });

@@ -27,10 +27,12 @@ import {
   forkReply,
   notAppliedReply,
   safeReply,
+  unresolvedNote,
   type SkipReason,
 } from './apply-text.js';
 import type { ApplyCommand } from './command.js';
 import { locateFinding, overlaps, replaceRange, splitLines, type LineRange } from './replace-lines.js';
+import { settleApplied } from './resolve-applied.js';
 import { parseSuggestion, type ParsedSuggestion } from './suggestion-block.js';
 
 /** Largest file the product edits itself, bytes. */
@@ -164,26 +166,6 @@ async function editCheckout(dir: string, candidates: Candidate[]): Promise<EditO
   return out;
 }
 
-/** Resolves the applied findings' threads; a failure is logged, never thrown. */
-async function resolveAll(
-  platform: Platform,
-  comment: ReviewComment,
-  findings: EarlierFinding[],
-  ctx: JobContext,
-): Promise<void> {
-  if (!platform.resolveThread) return;
-  for (const f of findings) {
-    try {
-      await platform.resolveThread(comment.repoFullName, comment.prNumber, f.thread.id);
-    } catch (error) {
-      ctx.logger.warn(
-        { err: error instanceof Error ? error.message : String(error), thread: f.thread.id },
-        'could not resolve an applied thread',
-      );
-    }
-  }
-}
-
 /**
  * Applies `candidates` (one finding, or `apply all`'s) on the head in one commit, pushes it,
  * resolves the applied threads and replies in the mention's thread.
@@ -245,10 +227,10 @@ async function applySuggestions(
         if ('sha' in pushed) sha = pushed.sha;
       }
       const result: WorkerResult = sha ? { kind: 'pushed', sha } : { kind: 'no-changes' };
-      if (sha) await resolveAll(platform, comment, edits.applied, ctx);
-      if (all) return reply(applyAllReply(edits.applied, edits.skipped, sha, pr), result);
+      const unresolved = sha ? await settleApplied(platform, comment, edits.applied, ctx) : [];
+      if (all) return reply(applyAllReply(edits.applied, edits.skipped, sha, pr, unresolved), result);
       const skipped = edits.skipped[0];
-      if (sha) return reply(appliedReply(sha, pr), result);
+      if (sha) return reply(appliedReply(sha, pr, unresolved[0]?.reason), result);
       return reply(notAppliedReply(skipped?.reason ?? 'stale'), result);
     },
     signal,
@@ -309,6 +291,9 @@ export async function processApplyCommand(
     prompt: (pr) =>
       buildApplyPrompt({ pr, finding, comment, extra: command.extra, ...(range ? { range } : {}) }),
     message: applyCommitMessage([finding], comment),
-    onPushed: () => resolveAll(platform, comment, [finding], ctx),
+    onPushed: async () => {
+      const [unresolved] = await settleApplied(platform, comment, [finding], ctx);
+      return unresolved ? unresolvedNote(unresolved.reason) : undefined;
+    },
   });
 }

@@ -80,17 +80,32 @@ export function notAppliedReply(reason: SkipReason): string {
   return `Nothing was committed: ${SKIP_TEXT[reason]}.`;
 }
 
-/** The reply when the finding's suggestion was applied and pushed as `sha`. */
-export function appliedReply(sha: string, pr: PullRequestInfo): string {
-  return `Applied this suggestion in commit ${sha} on ${codeSpan(pr.headBranch)}, and resolved this thread.`;
+/** What the reply says of a thread the platform did not resolve: `reason` as a sentence. */
+export function unresolvedNote(reason: string): string {
+  return `This thread could not be resolved: ${reason}.`;
 }
 
-/** The reply of `apply all`: what was applied (in `sha`, if any) and what was skipped, why. */
+/**
+ * The reply when the finding's suggestion was applied and pushed as `sha`: it says the thread was
+ * resolved, or (`unresolved`, the platform's refusal) why it could not be.
+ */
+export function appliedReply(sha: string, pr: PullRequestInfo, unresolved?: string): string {
+  const applied = `Applied this suggestion in commit ${sha} on ${codeSpan(pr.headBranch)}`;
+  return unresolved === undefined
+    ? `${applied}, and resolved this thread.`
+    : `${applied}. ${unresolvedNote(unresolved)}`;
+}
+
+/**
+ * The reply of `apply all`: what was applied (in `sha`, if any), what was skipped and why, and the
+ * applied findings whose threads the platform did not resolve, with its reason.
+ */
 export function applyAllReply(
   applied: EarlierFinding[],
   skipped: Array<{ finding: EarlierFinding; reason: SkipReason }>,
   sha: string | undefined,
   pr: PullRequestInfo,
+  unresolved: Array<{ finding: EarlierFinding; reason: string }> = [],
 ): string {
   const parts: string[] = [];
   if (applied.length === 0 && skipped.length === 0) {
@@ -106,6 +121,10 @@ export function applyAllReply(
   if (skipped.length > 0) {
     const items = skipped.map(({ finding, reason }) => `- ${findingPlace(finding)}: ${SKIP_TEXT[reason]}`);
     parts.push(`Skipped:\n${items.join('\n')}`);
+  }
+  if (unresolved.length > 0) {
+    const items = unresolved.map(({ finding, reason }) => `- ${findingPlace(finding)}: ${reason}`);
+    parts.push(`These threads could not be resolved:\n${items.join('\n')}`);
   }
   return parts.join('\n\n');
 }

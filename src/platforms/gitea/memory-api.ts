@@ -15,7 +15,7 @@
  */
 import { formatPatch, structuredPatch } from 'diff';
 import { PlatformError } from '../../errors.js';
-import type { CommitComparison, CompareStatus, Platform, PullRequestFile } from '../types.js';
+import type { CommitComparison, CompareStatus, MarkedThread, Platform, PullRequestFile } from '../types.js';
 import type { GiteaClient } from './client.js';
 import { PlatformHttpError } from '../http/index.js';
 import { replyInConversation } from './reply.js';
@@ -33,7 +33,13 @@ type MemoryMethods = Required<
 export const MAX_COMPARED_FILES = 300;
 
 /** The reply posted when a server cannot resolve a conversation through its API. */
-export const ADDRESSED_REPLY = `Addressed by the latest changes; resolving this conversation.\n\n${ADDRESSED_MARKER}`;
+export const ADDRESSED_REPLY = `Addressed by the latest changes. The bot could not resolve this conversation on this server, so this reply marks it addressed.\n\n${ADDRESSED_MARKER}`;
+
+/** Why a conversation was marked by a reply instead of resolved: the server has no resolve endpoint. */
+const NO_RESOLVE_API = 'this server has no API to resolve conversations (Gitea before 1.26, Forgejo)';
+/** … or the bot's account may not mark conversations there. */
+const NO_RESOLVE_PERMISSION =
+  "the bot's account may not resolve conversations on this repository (it needs write access to pull requests)";
 
 function notFound(error: unknown): boolean {
   return error instanceof PlatformHttpError && error.status === 404;
@@ -159,18 +165,21 @@ export function giteaMemoryMethods(
 
     async resolveThread(repo, index, threadId) {
       const ref = `${repo}#${index}`;
-      const resolved = await call(`resolve conversation ${threadId} on ${ref}`, async () => {
+      const refusal = await call(`resolve conversation ${threadId} on ${ref}`, async () => {
         try {
           await client.repoResolvePullReviewComment(repo, index, Number(threadId));
-          return true;
+          return undefined;
         } catch (error) {
           // 404: no such endpoint (before Gitea 1.26, Forgejo); 403: the account may not mark
           // conversations (`CanMarkConversation`: write access to pull requests, or official reviewer).
-          if (notFound(error) || (error instanceof PlatformHttpError && error.status === 403)) return false;
+          if (notFound(error)) return NO_RESOLVE_API;
+          if (error instanceof PlatformHttpError && error.status === 403) return NO_RESOLVE_PERMISSION;
           throw error;
         }
       });
-      if (!resolved) await replyInConversation(client, call, repo, index, threadId, ADDRESSED_REPLY);
+      if (refusal === undefined) return undefined;
+      await replyInConversation(client, call, repo, index, threadId, ADDRESSED_REPLY);
+      return { resolved: false, reason: refusal } satisfies MarkedThread;
     },
   };
 }

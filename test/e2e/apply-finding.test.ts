@@ -5,7 +5,8 @@
  * is resolved; a LEFT finding is refused with a reason; a stale finding commits nothing; `apply
  * all` applies every open suggestion in one commit and lists what it skipped; a user outside the
  * allow list is ignored; a finding without a suggestion becomes a WORKER agent run. Each applied
- * finding counts once as `addressed` in `/metrics`.
+ * finding counts once as `addressed` in `/metrics`. A verified finding's probe (in its marker) runs
+ * again on the new head, and the reply says whether it now passes or what still fails.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderGitHubSuggestion } from '../../src/platforms/github/suggestion.js';
 import { fingerprintLines, normalizeLines } from '../../src/review/memory/fingerprint.js';
 import { renderFindingMarker } from '../../src/review/memory/markers.js';
+import { encodeProbe, type Probe } from '../../src/review/verify/probe.js';
 import { startFakeGitHub, type FakeGitHub, type GitHubPullRequest } from '../support/fake-github/index.js';
 import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
 import { commitToBranch, createBareRepo, gitEnv } from '../support/git-fixtures.js';
@@ -39,7 +41,25 @@ const FILES = {
   'src/plain.ts': 'export const limit = 10;\n',
   'src/many.ts': 'one\ntwo\nthree\nfour\nfive\nsix\n',
   'src/gap.ts': 'a();\n\n  b();\nc();\n',
+  'src/sum.mjs': 'export const sum = (a, b) => a - b;\n',
+  'src/mul.mjs': 'export const mul = (a, b) => a + b;\n',
 };
+
+/** A probe as verification keeps it: a script that fails while `fn(a, b)` is not `want`. */
+const probeOf = (fn: string, a: number, b: number, want: number): Probe => ({
+  command: `node probe/${fn}.check.mjs`,
+  files: [
+    {
+      path: `probe/${fn}.check.mjs`,
+      content: [
+        `import { ${fn} } from '../src/${fn}.mjs';`,
+        `const got = ${fn}(${a}, ${b});`,
+        `if (got !== ${want}) { console.error('${fn}(${a},${b}) =', got, 'want ${want}'); process.exit(1); }`,
+        `console.log('${fn} ok');`,
+      ].join('\n'),
+    },
+  ],
+});
 
 let root: string;
 let bare: string;
@@ -57,12 +77,14 @@ async function finding(o: {
   text: string;
   code: string[];
   suggestion?: string;
+  probe?: Probe;
 }): Promise<number> {
   const marker = renderFindingMarker({
     fp: fingerprintLines(o.path, o.code)!,
     side: o.side ?? 'RIGHT',
     n: normalizeLines(o.code).length,
     severity: 'P1',
+    ...(o.probe ? { probe: encodeProbe(o.probe)! } : {}),
   });
   const parts = [
     o.text,
@@ -202,6 +224,22 @@ beforeAll(async () => {
     code: ['five'],
     suggestion: 'FIVE\nFIVE-B',
   });
+  ids.sum = await finding({
+    path: 'src/sum.mjs',
+    line: 1,
+    text: '`sum` subtracts.',
+    code: ['export const sum = (a, b) => a - b;'],
+    suggestion: 'export const sum = (a, b) => a + b;',
+    probe: probeOf('sum', 2, 2, 4),
+  });
+  ids.mul = await finding({
+    path: 'src/mul.mjs',
+    line: 1,
+    text: '`mul` adds.',
+    code: ['export const mul = (a, b) => a + b;'],
+    suggestion: 'export const mul = (a, b) => a + b + 0;',
+    probe: probeOf('mul', 2, 3, 6),
+  });
   llm = await startFakeAnthropic({ apiKey: LLM_KEY });
   server = await startServe({
     CODEHOST_TOKEN: GITHUB_TOKEN,
@@ -320,6 +358,33 @@ describe('@worker apply in a finding thread (GitHub)', () => {
     expect(await git(bare, ['log', '-1', '--format=%s', after])).toBe('The limit should be configurable.\n');
   });
 
+  it('runs the probe of a verified finding again on the new head: it now passes', async () => {
+    const requests = llm.requests.length;
+    await replyInThread(ids.sum!, `@${WORKER} apply`);
+    const reply = await waitFor(() => botReplies(ids.sum!)[0], 60_000, 'apply reply');
+    const after = await head();
+    expect(reply.body).toBe(
+      [
+        `Applied this suggestion in commit ${after} on \`feature\`, and resolved this thread.`,
+        'The probe that confirmed this finding now passes: `node probe/sum.check.mjs` exits 0 on the new head.',
+      ].join('\n\n'),
+    );
+    // The probe's file ran in a disposable copy: it is in no commit.
+    expect(await git(bare, ['ls-tree', '-r', '--name-only', after])).not.toContain('probe/');
+    expect(llm.requests.length).toBe(requests);
+  });
+
+  it('shows what still fails when the applied change does not fix the bug', async () => {
+    await replyInThread(ids.mul!, `@${WORKER} apply`);
+    const reply = await waitFor(() => botReplies(ids.mul!)[0], 60_000, 'apply reply');
+    expect(reply.body).toContain(
+      'The probe that confirmed this finding still fails on the new head (exit 1):',
+    );
+    expect(reply.body).toContain('mul(2,3) = 5 want 6');
+    expect(reply.body).toMatch(/<details>[\s\S]*node probe\/mul\.check\.mjs[\s\S]*<\/details>/);
+    expect(resolved(ids.mul!)).toBe(true);
+  });
+
   it('apply all: every open suggestion in one commit, overlapping and stale ones listed as skipped', async () => {
     const before = await head();
     const body = `@${WORKER} apply all`;
@@ -349,9 +414,9 @@ describe('@worker apply in a finding thread (GitHub)', () => {
 
   it('counts each applied finding once as addressed in /metrics', async () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    // win, calc, gap, plain, manyA, manyC.
+    // win, calc, gap, plain, sum, mul, manyA, manyC.
     expect(metrics).toContain(
-      'reviewbot_findings_total{platform="github",severity="P1",outcome="addressed"} 6',
+      'reviewbot_findings_total{platform="github",severity="P1",outcome="addressed"} 8',
     );
   });
 });

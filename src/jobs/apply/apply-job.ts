@@ -32,6 +32,7 @@ import {
 } from './apply-text.js';
 import type { ApplyCommand } from './command.js';
 import { locateFinding, overlaps, replaceRange, splitLines, type LineRange } from './replace-lines.js';
+import { probeSentence, probesParagraph, rerunProbes } from './probe-after-apply.js';
 import { settleApplied } from './resolve-applied.js';
 import { parseSuggestion, type ParsedSuggestion } from './suggestion-block.js';
 
@@ -228,9 +229,20 @@ async function applySuggestions(
       }
       const result: WorkerResult = sha ? { kind: 'pushed', sha } : { kind: 'no-changes' };
       const unresolved = sha ? await settleApplied(platform, comment, edits.applied, ctx) : [];
-      if (all) return reply(applyAllReply(edits.applied, edits.skipped, sha, pr, unresolved), result);
+      // Verified findings (§22) carry their probe: it runs again on the new head (§24).
+      const probes = sha ? await rerunProbes(workspace.dir, edits.applied, ctx) : [];
+      const timeoutSeconds = ctx.config.review.verify_timeout_seconds;
+      const withProbes = (text: string, probeText: string) =>
+        probeText === '' ? text : `${text}\n\n${probeText}`;
+      if (all) {
+        const text = applyAllReply(edits.applied, edits.skipped, sha, pr, unresolved);
+        return reply(withProbes(text, probesParagraph(probes, timeoutSeconds)), result);
+      }
       const skipped = edits.skipped[0];
-      if (sha) return reply(appliedReply(sha, pr, unresolved[0]?.reason), result);
+      if (sha) {
+        const probe = probes[0] ? probeSentence(probes[0], timeoutSeconds) : '';
+        return reply(withProbes(appliedReply(sha, pr, unresolved[0]?.reason), probe), result);
+      }
       return reply(notAppliedReply(skipped?.reason ?? 'stale'), result);
     },
     signal,
@@ -280,8 +292,10 @@ export async function processApplyCommand(
   }
   // No suggestion: a WORKER agent run fixes the finding; the product commits, replies, resolves.
   let range: LineRange | undefined;
+  let checkout: string | undefined;
   return processWorkerComment(payload, ctx, {
     async check(dir) {
+      checkout = dir;
       const read = await readInside(dir, finding.thread.path);
       const code = { path: finding.thread.path, fp: finding.marker.fp, n: finding.marker.n };
       const lines = read ? splitLines(read.text) : undefined;
@@ -293,7 +307,12 @@ export async function processApplyCommand(
     message: applyCommitMessage([finding], comment),
     onPushed: async () => {
       const [unresolved] = await settleApplied(platform, comment, [finding], ctx);
-      return unresolved ? unresolvedNote(unresolved.reason) : undefined;
+      const [probe] = checkout ? await rerunProbes(checkout, [finding], ctx) : [];
+      const notes = [
+        unresolved ? unresolvedNote(unresolved.reason) : '',
+        probe ? probeSentence(probe, ctx.config.review.verify_timeout_seconds) : '',
+      ].filter((n) => n !== '');
+      return notes.length > 0 ? safeReply(notes.join('\n\n')) : undefined;
     },
   });
 }

@@ -9,7 +9,7 @@ import type { DiffIndex } from '../diff/diff-index.js';
 import { filterFindings } from './filter.js';
 import type { PartPlan } from './parts.js';
 import { buildReceipt, cappedNotice, failedPartsNotice, renderReceipt } from './receipt.js';
-import type { PartsOutcome } from './run-parts.js';
+import type { PartsOutcome } from './parts-outcome.js';
 import type { TriageResult } from './triage.js';
 import { severityFactsOf } from './severity/receipt-facts.js';
 import type { ExecuteReviewResult, Finding, Verdict } from './types.js';

@@ -1,7 +1,7 @@
 /**
  * `executeReview()` (seed "Handlers"): a review of one pull request as its list of stages — load
  * (workspace, diff, comments, memory, learnings), triage, plan, run parts, synthesise, settle memory,
- * assemble — each a function of `src/review/stages/` with a typed input and output. Posts nothing;
+ * verify (§22), assemble — each a function of `src/review/stages/` with a typed input and output. Posts nothing;
  * used by the CLI and the webhook REVIEWER alike.
  */
 import { DEFAULT_LIMITS } from './limits.js';
@@ -13,6 +13,7 @@ import { openReviewSession, runPartsStage } from './stages/run-parts.js';
 import { settleMemoryStage } from './stages/settle-memory.js';
 import { synthesiseStage } from './stages/synthesise.js';
 import { triageStage } from './stages/triage.js';
+import { verifyStage } from './stages/verify.js';
 import { reviewContext, type ExecuteReviewInput, type ReviewOutcome } from './stages/types.js';
 
 export type { ExecuteReviewInput, ReviewEvent, ReviewOutcome, ReviewPhase } from './stages/types.js';
@@ -32,36 +33,43 @@ export async function executeReview(input: ExecuteReviewInput): Promise<ReviewOu
     const { loaded } = load;
     const triaged = await triageStage(ctx, { loaded, limits });
     const planned = await planStage(ctx, { loaded, triaged, limits });
-    const { plan } = planned;
-    ctx.phase(
-      'agent',
-      plan.parts.length > 1 ? `running ${plan.parts.length} agent runs` : 'running the agent',
-    );
     const session = openReviewSession(ctx, loaded.workspace.dir, limits);
-    const synthesised = await runPartsStage(ctx, { session, loaded, planned, limits })
-      .then((parts) => synthesiseStage({ session, pullRequest, parts, skippedPaths: triaged.skippedPaths }))
-      .finally(() => session.dispose());
-    const { outcome } = synthesised;
-    const settled = await settleMemoryStage({ platform, loaded, triaged, planned, outcome });
-    const { result, inlineBodies, bodyExtras } = assembleStage(ctx, {
-      platform,
-      loaded,
-      triaged,
-      planned,
-      outcome,
-      settled,
-      meter: session.meter,
-      maxCostUsd: limits.maxCostUsd,
-    });
-    const run = synthesised.written.results.find((r) => r?.run)?.run;
-    return {
-      result,
-      pullRequest,
-      commitSha: pullRequest.headSha,
-      messages: conversationAfter(input.history ?? [], synthesised.written, run),
-      inlineBodies,
-      bodyExtras,
-      addressed: settled.addressed,
-    };
+    try {
+      const parts = await runPartsStage(ctx, { session, loaded, planned, limits });
+      const { skippedPaths } = triaged;
+      const synthesised = await synthesiseStage({ session, pullRequest, parts, skippedPaths });
+      const { outcome } = synthesised;
+      const settled = await settleMemoryStage({ platform, loaded, triaged, planned, outcome });
+      const tree = loaded.workspace.dir;
+      const verified = await verifyStage(ctx, {
+        session,
+        settled,
+        tree,
+        baseSha: pullRequest.baseSha,
+        limits,
+      });
+      const { result, inlineBodies, bodyExtras } = assembleStage(ctx, {
+        platform,
+        loaded,
+        triaged,
+        planned,
+        outcome,
+        verified,
+        meter: session.meter,
+        maxCostUsd: limits.maxCostUsd,
+      });
+      const run = synthesised.written.results.find((r) => r?.run)?.run;
+      return {
+        result,
+        pullRequest,
+        commitSha: pullRequest.headSha,
+        messages: conversationAfter(input.history ?? [], synthesised.written, run),
+        inlineBodies,
+        bodyExtras,
+        addressed: settled.addressed,
+      };
+    } finally {
+      session.dispose();
+    }
   });
 }

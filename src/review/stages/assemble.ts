@@ -1,24 +1,25 @@
 /**
- * The assemble stage of a review (CONTRACT §7, §15, §21): the verdict concluded over what is
- * posted, the receipt built and appended to the body as a collapsed block (a notice first when the
+ * The assemble stage of a review (CONTRACT §7, §15, §21, §22): the verdict concluded over what is
+ * posted (refuted findings are not), the receipt built and appended to the body as a collapsed block (a notice first when the
  * cost cap stopped the runs or parts failed), and each kept finding's inline body rendered by the
- * platform with its hidden marker.
+ * platform with its evidence or not-verified line and its hidden marker.
  */
 import type { Platform } from '../../platforms/types.js';
-import { buildReviewBody, type ReviewBodyExtras } from '../body.js';
+import { SecretMasker } from '../../secrets.js';
+import { buildReviewBody, renderInlineBody, type ReviewBodyExtras } from '../body.js';
 import { concludeMemory } from '../memory/index.js';
 import type { PartsOutcome } from '../parts-outcome.js';
 import type { PartPlan } from '../parts.js';
 import { buildReceipt, cappedNotice, failedPartsNotice, renderReceipt } from '../receipt.js';
 import { severityFactsOf } from '../severity/receipt-facts.js';
 import { dismissalKeys } from '../severity/verdict.js';
-import type { ExecuteReviewResult } from '../types.js';
+import type { ExecuteReviewResult, Finding } from '../types.js';
 import type { UsageMeter } from '../usage-meter.js';
 import type { LoadedReview } from './load.js';
 import type { PlannedReview } from './plan.js';
-import { inlineRenderer, type SettledFindings } from './settle-memory.js';
 import type { TriagedReview } from './triage.js';
 import type { ReviewContext } from './types.js';
+import type { VerifiedReview } from './verify.js';
 
 /** Input of `assembleStage`. */
 export interface AssembleStageInput {
@@ -28,8 +29,8 @@ export interface AssembleStageInput {
   planned: PlannedReview;
   /** The parts' merged outcome, markers neutralised. */
   outcome: PartsOutcome;
-  /** What the review posts. */
-  settled: SettledFindings;
+  /** What the review posts (`verified.settled`) and what the verify stage did. */
+  verified: VerifiedReview;
   meter: UsageMeter;
   maxCostUsd?: number | undefined;
 }
@@ -97,7 +98,8 @@ function summaryOf(outcome: PartsOutcome, skipped: number): string {
  * is measured up to this call.
  */
 export function assembleStage(ctx: ReviewContext, stage: AssembleStageInput): AssembledReview {
-  const { loaded, triaged, planned, outcome, settled, meter } = stage;
+  const { loaded, triaged, planned, outcome, verified, meter } = stage;
+  const { settled } = verified;
   const { plan } = planned;
   const { triage } = triaged;
   const run = outcome.results.find((r) => r?.run)?.run;
@@ -122,10 +124,10 @@ export function assembleStage(ctx: ReviewContext, stage: AssembleStageInput): As
   const durationMs = Date.now() - ctx.started;
   const receipt = buildReceipt({
     model: run?.model ?? '',
-    // The synthesis call of a multi-part review (§18) is one more run and turn.
-    agentRuns: sum(outcome.results, (r) => r.runs) + (outcome.synthesis?.runs ?? 0),
-    turns: sum(outcome.results, (r) => r.turns) + (outcome.synthesis?.turns ?? 0),
-    toolCalls: sum(outcome.results, (r) => r.toolCalls),
+    // The synthesis call of a multi-part review (§18) is one more run and turn; so are verifications (§22).
+    agentRuns: sum(outcome.results, (r) => r.runs) + (outcome.synthesis?.runs ?? 0) + verified.runs,
+    turns: sum(outcome.results, (r) => r.turns) + (outcome.synthesis?.turns ?? 0) + verified.turns,
+    toolCalls: sum(outcome.results, (r) => r.toolCalls) + verified.toolCalls,
     tokens: meter.tokens(),
     costUsd: meter.costUsd(),
     durationMs,
@@ -135,6 +137,7 @@ export function assembleStage(ctx: ReviewContext, stage: AssembleStageInput): As
     notReviewedReasons,
     capped: meter.capped,
     findings: severityFactsOf(kept, rejected, settled.belowThreshold),
+    ...(verified.receipt ? { verification: verified.receipt } : {}),
   });
   const summary = summaryOf(outcome, triage.skipped.length);
   const before = meter.capped && stage.maxCostUsd !== undefined ? [cappedNotice(stage.maxCostUsd)] : [];
@@ -161,13 +164,16 @@ export function assembleStage(ctx: ReviewContext, stage: AssembleStageInput): As
     belowThreshold: settled.belowThreshold,
     verdict: concluded.verdict,
     incremental: loaded.memory.plan.info,
+    ...(verified.receipt ? { refuted: verified.refuted } : {}),
   };
   if (ctx.input.learnings) {
     // Only what a model was actually given (no agent run: nothing applied).
     result.learningsApplied = outcome.results.length > 0 ? planned.learningsApplied : [];
     result.dismissed = loaded.taught.dismissed();
   }
-  const render = inlineRenderer(stage.platform);
+  const masker = ctx.input.masker ?? new SecretMasker();
+  const render = (f: Finding): string =>
+    renderInlineBody(f, (s, n) => stage.platform.renderSuggestion(s, n), masker);
   const inlineBodies = kept.map((f, i) =>
     [render(f), settled.inlineMarkers[i] ?? ''].filter((part) => part !== '').join('\n\n'),
   );

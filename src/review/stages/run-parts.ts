@@ -62,6 +62,7 @@ export async function runPartsStage(ctx: ReviewContext, stage: RunPartsStageInpu
   const { input } = ctx;
   const { session, loaded, planned, limits } = stage;
   const { plan } = planned;
+  ctx.phase('agent', plan.parts.length > 1 ? `running ${plan.parts.length} agent runs` : 'running the agent');
   return runParts({
     context: session.context,
     parts: plan.parts.length > 0 || input.prompt?.trim() ? withOnePart(plan.parts) : [],

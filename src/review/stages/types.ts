@@ -2,6 +2,7 @@
  * The shapes shared by `executeReview` and its stages: the review's input, its outcome, the progress
  * it reports, and the context every stage receives.
  */
+import type { ToolSandbox } from '../../agent/sandbox/types.js';
 import type { AgentEvent, AgentRunner, ConversationMessage } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
 import type { Platform, PullRequestInfo } from '../../platforms/types.js';
@@ -11,13 +12,25 @@ import type { ReviewLearningsInput } from '../learnings-step.js';
 import type { ReviewLimits } from '../limits.js';
 import type { EarlierFinding, ReviewTrigger } from '../memory/index.js';
 import type { ServerReviewSettings } from '../repo-rules.js';
-import type { ExecuteReviewResult } from '../types.js';
+import type { ExecuteReviewResult, Severity } from '../types.js';
 
 /** Phases reported while a review runs. */
-export type ReviewPhase = 'pull-request' | 'workspace' | 'diff' | 'agent' | 'parse' | 'filter';
+export type ReviewPhase = 'pull-request' | 'workspace' | 'diff' | 'agent' | 'parse' | 'verify' | 'filter';
 
 /** Progress of a review: a phase message, or an event of the agent. */
 export type ReviewEvent = { type: 'phase'; phase: ReviewPhase; message: string } | AgentEvent;
+
+/** The `review.verify*` settings of a review (snake_case, as in the configuration). */
+export interface ReviewVerifySettings {
+  /** `on`: verify the findings before posting; `off` (default): the stage does nothing. */
+  verify: 'off' | 'on';
+  /** The least severe finding verified. */
+  verify_min_severity: Severity;
+  /** Findings verified per review at most. */
+  verify_max: number;
+  /** Wall-clock limit of one verification run, seconds. */
+  verify_timeout_seconds: number;
+}
 
 /** Input of `executeReview`. */
 export interface ExecuteReviewInput {
@@ -65,6 +78,16 @@ export interface ExecuteReviewInput {
   onReviewing?: (pullRequest: PullRequestInfo) => void;
   /** The repository's learnings (§20): dismissals read, learnings shown, dismissed findings dropped. */
   learnings?: ReviewLearningsInput;
+  /**
+   * §22 `review.verify*` (`verifySettingsOf(config)`); default: off (no verification stage, and no
+   * `refuted` nor `receipt.verification` in the result).
+   */
+  verify?: ReviewVerifySettings;
+  /**
+   * The host's tool sandbox (`setUpToolSandbox`), in which verification runs; without one (or one
+   * that is off or unavailable) nothing is verified and the receipt says why.
+   */
+  sandbox?: ToolSandbox;
 }
 
 /** The result plus what posting and the session store need. */

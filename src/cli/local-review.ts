@@ -14,6 +14,8 @@ import { visiblePathPredicate } from '../local/visible-files.js';
 import type { AgentRunner } from '../agent/types.js';
 import { executeReview, type ReviewEvent } from '../review/execute-review.js';
 import { reviewLimitsOf } from '../review/limits.js';
+import { verifySettingsOf } from '../review/stages/verify.js';
+import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import type { ExecuteReviewResult } from '../review/types.js';
 import type { SecretMasker } from '../secrets.js';
 import { buildRunner } from './build-runner.js';
@@ -85,7 +87,9 @@ export async function runLocalReview(options: LocalReviewOptions, deps: LocalRev
       reviewLimitsOf(config),
     ]);
     for (const warning of warnings) process.stderr.write(`reviewbot: warning: ${warning}\n`);
-    const built = buildRunner(config, env, masker, logger);
+    // §22: findings are verified in the tool sandbox, never without it.
+    const sandbox = config.review.verify === 'on' ? await setUpToolSandbox(config.agent, logger) : undefined;
+    const built = buildRunner(config, env, masker, logger, sandbox ? { sandbox } : {});
     // The agent reads what a clone would hold: not the developer's ignored files (.env, node_modules).
     const isVisible = visiblePathPredicate(changes.visibleFiles);
     const runner: AgentRunner = { run: (runOptions) => built.run({ ...runOptions, isVisible }) };
@@ -106,6 +110,8 @@ export async function runLocalReview(options: LocalReviewOptions, deps: LocalRev
       limits,
       // Server-wide instructions, ignore globs and max_comments apply locally too.
       reviewSettings: config.review,
+      verify: verifySettingsOf(config),
+      ...(sandbox ? { sandbox } : {}),
     });
     result = outcome.result;
     result.warnings = [...warnings, ...result.warnings];

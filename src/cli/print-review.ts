@@ -33,6 +33,18 @@ function location(f: Finding): string {
   return `${f.path}:${range}`;
 }
 
+/** What running code said about a finding (§22), on one line; '' when it was not selected. */
+function verificationLine(f: Finding): string {
+  const v = f.verification;
+  if (!v) return '';
+  if (v.status === 'skipped' || v.status === 'inconclusive') {
+    const why = [v.status === 'inconclusive' ? 'inconclusive' : '', v.reason ?? ''].filter((t) => t !== '');
+    return `not verified${why.length > 0 ? ` (${why.join(': ')})` : ''}`;
+  }
+  const command = v.command.trim().split('\n')[0] ?? '';
+  return `${v.status} by running code${command ? `: ${command}` : ''}`;
+}
+
 /** Formats `result` for a terminal. Returns the text (ending with a newline). */
 export function formatReview(result: ExecuteReviewResult, options: PrintOptions): string {
   const c = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
@@ -58,6 +70,8 @@ export function formatReview(result: ExecuteReviewResult, options: PrintOptions)
       if (f.suggestion !== undefined) {
         out.push(c('green', '    suggestion:'), c('green', indent(f.suggestion, '      │ ')));
       }
+      const verified = verificationLine(f);
+      if (verified) out.push(c('dim', `    ${verified}`));
       out.push('');
     }
     if (items.length === 0) out.push('  none', '');
@@ -68,6 +82,8 @@ export function formatReview(result: ExecuteReviewResult, options: PrintOptions)
     section('Raised in an earlier review, not repeated', result.repeats);
   if (result.belowThreshold && result.belowThreshold.length > 0)
     section('Below review.min_severity, not posted', result.belowThreshold);
+  if (result.refuted && result.refuted.length > 0)
+    section('Refuted by running code, not posted', result.refuted);
   const seconds = (result.durationMs / 1000).toFixed(1);
   out.push(
     c(
@@ -89,6 +105,13 @@ export function formatReceipt(receipt: ReviewReceipt): string[] {
       `cost ${formatCost(receipt.costUsd)}${receipt.capped ? ' · stopped at the cost cap' : ''}`,
     `files: ${files.reviewed} reviewed, ${files.skipped.length} skipped, ${files.notReviewed.length} not reviewed`,
   ];
+  const v = receipt.verification;
+  if (v) {
+    lines.push(
+      `verification: ${v.confirmed} confirmed, ${v.refuted} refuted, ${v.inconclusive} inconclusive, ${v.skipped} skipped` +
+        (v.skippedReason ? ` (${v.skippedReason})` : ''),
+    );
+  }
   const counts = [...skippedByReason(files.skipped)].map(([reason, n]) => `${reason} ${n}`);
   if (counts.length > 0) lines.push(`skipped: ${counts.join(', ')}`);
   if (files.notReviewed.length > 0) {

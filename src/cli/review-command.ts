@@ -11,6 +11,7 @@ import type { PlatformName, PullRequestInfo } from '../platforms/types.js';
 import { openLearningsStore } from '../learnings/index.js';
 import { executeReview, type ReviewEvent, type ReviewOutcome } from '../review/execute-review.js';
 import { reviewLimitsOf } from '../review/limits.js';
+import { verifySettingsOf } from '../review/stages/verify.js';
 import type { ReviewTrigger } from '../review/memory/index.js';
 import { capUnenforceable } from '../review/usage-meter.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
@@ -195,6 +196,8 @@ export async function reviewPullRequest(
       ...(options.trigger ? { trigger: options.trigger } : {}),
       onReviewing: (pr) => progress.start(progressTarget(pr)),
       learnings: { store: learnings, allowedUsers: config.access.allowed_users },
+      verify: verifySettingsOf(config),
+      sandbox,
     });
 
     outcome.result.warnings = [...warnings, ...outcome.result.warnings];

@@ -5,7 +5,9 @@
  */
 import { executeReview, type ReviewOutcome } from '../review/execute-review.js';
 import { countFindings, markerSeverity } from '../review/findings-metric.js';
+import { setUpToolSandbox } from '../agent/sandbox/set-up.js';
 import { reviewLimitsOf } from '../review/limits.js';
+import { verifySettingsOf } from '../review/stages/verify.js';
 import { postReview, type PostedReview } from '../review/post-review.js';
 import {
   configuredBotUsernames,
@@ -48,6 +50,10 @@ export async function processReviewerComment(
   const key = sessionKeyOf(payload);
   const previous = await ctx.store.load(key);
   const learnings = await acquireLearningsStore(ctx);
+  // §22: findings are verified in the host's sandbox (detected now when the host gave none).
+  const sandbox =
+    ctx.sandbox ??
+    (ctx.config.review.verify === 'on' ? await setUpToolSandbox(ctx.config.agent, ctx.logger) : undefined);
   const review = await executeReview({
     platform,
     runner: ctx.createRunner('reviewer'),
@@ -66,6 +72,8 @@ export async function processReviewerComment(
     trigger: comment.commentType === 'lifecycle' ? 'lifecycle' : 'request',
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     limits: await reviewLimitsOf(ctx.config),
+    verify: verifySettingsOf(ctx.config),
+    ...(sandbox ? { sandbox } : {}),
     onReviewing: (pr) => ctx.progress?.start(progressTarget(pr)),
     learnings: {
       store: learnings.store,

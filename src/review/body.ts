@@ -13,6 +13,8 @@ import { codeSpan, fencedBlock } from '../diff/markdown.js';
 import { neutraliseMentions } from '../diff/mentions.js';
 import { neutraliseMarkers } from './memory/markers.js';
 import { severityBadge, withSeverityBadge } from './severity/severity.js';
+import { renderEvidence, renderNotVerified } from './verify/evidence.js';
+import { SecretMasker } from '../secrets.js';
 
 /** Heading of the section that lists rejected findings in the review body (CONTRACT §7). */
 export const ADDITIONAL_NOTES_HEADING = 'Additional notes (not in diff)';
@@ -24,6 +26,9 @@ export function lineCountOf(finding: Pick<Finding, 'line' | 'startLine'>): numbe
   return line - startLine + 1;
 }
 
+/** Masks nothing: for a caller with no secrets to mask (the evidence was masked when it was kept). */
+const NO_SECRETS = new SecretMasker();
+
 /**
  * The Markdown body of one inline comment: the finding's severity badge (`**P1**`, §21) and its
  * trimmed body, then, for a RIGHT-side
@@ -31,13 +36,17 @@ export function lineCountOf(finding: Pick<Finding, 'line' | 'startLine'>): numbe
  * suggestion is never rendered (it would suggest changing the old file). Marker-shaped text is
  * neutralised (`neutraliseMarkers`), and so are mentions outside code (`neutraliseMentions`: the
  * suggestion block is code and stays byte-exact); the caller appends the finding's own marker.
+ * A finding the verification stage selected (§22) ends with its evidence when it was confirmed (a
+ * collapsed block, `renderEvidence`), else with the line saying it was not verified.
  *
  * @param renderSuggestion the platform's renderer (`Platform.renderSuggestion`), called with the
  *   suggested replacement text and the number of lines it replaces.
+ * @param masker masks secrets in the evidence (default: none).
  */
 export function renderInlineBody(
   finding: Finding,
   renderSuggestion: (suggestion: string, lineCount: number) => string,
+  masker: SecretMasker = NO_SECRETS,
 ): string {
   const parts: string[] = [];
   const body = finding.body.trim();
@@ -45,7 +54,12 @@ export function renderInlineBody(
   if (finding.suggestion !== undefined && finding.side === 'RIGHT') {
     parts.push(renderSuggestion(finding.suggestion, lineCountOf(finding)));
   }
-  return neutraliseMentions(neutraliseMarkers(parts.join('\n\n')));
+  const rendered = neutraliseMentions(neutraliseMarkers(parts.join('\n\n')));
+  const { verification } = finding;
+  if (verification === undefined) return rendered;
+  // Already masked and neutralised by its renderer (the command and output are code blocks).
+  const note = renderEvidence(verification, masker) || renderNotVerified(verification);
+  return note === '' ? rendered : `${rendered}\n\n${note}`;
 }
 
 /** `path:line` or `path:start-line`, or the bare path when the line is not a positive integer. */

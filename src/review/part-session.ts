@@ -6,7 +6,7 @@
 import type { AgentEvent, AgentRunResult, AgentRunner, ConversationMessage } from '../agent/types.js';
 import type { ReviewLimits } from './limits.js';
 import type { PartRunContext } from './run-part.js';
-import type { PartsOutcome } from './run-parts.js';
+import type { PartsOutcome } from './parts-outcome.js';
 import { createUsageMeter, type UsageMeter } from './usage-meter.js';
 
 /** Input of `createPartSession`. */

@@ -6,7 +6,7 @@
 import type { UsageByKind } from '../agent/pricing.js';
 import { codeSpan } from '../diff/markdown.js';
 import { severityReceiptLines } from './severity/receipt-facts.js';
-import type { ReviewReceipt, SkippedFile } from './types.js';
+import type { ReviewReceipt, SkippedFile, VerificationReceipt } from './types.js';
 
 /** Files of the receipt listed by name in the review body at most; the rest are counted. */
 const MAX_LISTED = 50;
@@ -28,6 +28,8 @@ export interface ReceiptInput {
   capped: boolean;
   /** §21: posted findings per severity and how many were below `review.min_severity`. */
   findings?: ReviewReceipt['findings'];
+  /** §22: what the verification stage found (when `review.verify` is on). */
+  verification?: VerificationReceipt;
 }
 
 /** Assembles the receipt; `capped` appears only when true. */
@@ -46,6 +48,7 @@ export function buildReceipt(input: ReceiptInput): ReviewReceipt {
       : {}),
     ...(input.capped ? { capped: true } : {}),
     ...(input.findings ? { findings: input.findings } : {}),
+    ...(input.verification ? { verification: { ...input.verification } } : {}),
   };
 }
 
@@ -90,6 +93,22 @@ export function failedPartsNotice(failed: number, parts: number): string {
 }
 
 /**
+ * The receipt block's lines about verification (§22), e.g. `- Verification: 1 confirmed · 1 refuted
+ * (not posted) · 0 inconclusive · 0 skipped · 12.3 s`, then why findings were skipped when some were;
+ * none when the stage was off.
+ */
+export function verificationReceiptLines(receipt: ReviewReceipt): string[] {
+  const v = receipt.verification;
+  if (!v) return [];
+  const lines = [
+    `- Verification: ${n(v.confirmed)} confirmed · ${n(v.refuted)} refuted (not posted) · ` +
+      `${n(v.inconclusive)} inconclusive · ${n(v.skipped)} skipped · ${(v.durationMs / 1000).toFixed(1)} s`,
+  ];
+  if (v.skippedReason) lines.push(`- Not verified: ${v.skippedReason}`);
+  return lines;
+}
+
+/**
  * The receipt as a collapsed `<details>` block for the end of a review body: the facts on one
  * line each, then the skipped files with their reasons and the files not reviewed (up to 50 named
  * per list). File names are code spans, so the pull request's paths cannot inject Markdown.
@@ -107,6 +126,7 @@ export function renderReceipt(receipt: ReviewReceipt): string {
     `- Cost: ${formatCost(receipt.costUsd)}${receipt.capped ? ' (stopped at the cost cap)' : ''}`,
     `- Time: ${(receipt.durationMs / 1000).toFixed(1)} s`,
     ...severityReceiptLines(receipt),
+    ...verificationReceiptLines(receipt),
   ];
   if (files.skipped.length > 0) {
     const counts = [...skippedByReason(files.skipped)].map(([reason, count]) => `${reason} ${n(count)}`);

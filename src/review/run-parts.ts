@@ -10,8 +10,8 @@ import type { ExistingComment, PullRequestInfo } from '../platforms/types.js';
 import { annotateDiff } from './annotate.js';
 import { estimateTokens, type DiffPart, type PartLimits } from './parts.js';
 import { buildReviewPrompt } from './prompt.js';
+import type { PartsOutcome } from './parts-outcome.js';
 import { runReviewPart, type PartResult, type PartRunContext } from './run-part.js';
-import type { SynthesisRun } from './synthesis.js';
 import type { ProposedComment } from './types.js';
 
 /** Input of `runParts`. */
@@ -29,21 +29,7 @@ export interface RunPartsInput {
   maxParallelRuns: number;
 }
 
-/** The merged outcome of every part. */
-export interface PartsOutcome {
-  /** Per part, in part order; `undefined` for a part never started (cost cap). */
-  results: Array<PartResult | undefined>;
-  /**
-   * The summary the body opens with: a single part's own; for several parts, their summaries joined
-   * under one heading (`joinSummaries`), until one summary of them all replaces it (`synthesizeSummary`).
-   */
-  summary: string;
-  comments: ProposedComment[];
-  /** Raw text of parts whose output never parsed, for the body. */
-  unparsed: string[];
-  /** The synthesis call of a multi-part review (§18), once it was tried; counted in the receipt. */
-  synthesis?: SynthesisRun;
-}
+export type { PartsOutcome } from './parts-outcome.js';
 
 /** Heading of the parts' summaries when no single summary of them could be written (§18). */
 export const JOINED_SUMMARIES_HEADING = '### Summary';

@@ -14,17 +14,10 @@ import { AgentError } from '../errors.js';
 import type { PullRequestInfo } from '../platforms/types.js';
 import { createFence } from './prompt.js';
 import type { PartRunContext } from './run-part.js';
-import type { PartsOutcome } from './run-parts.js';
+import type { PartsOutcome, SynthesisRun } from './parts-outcome.js';
 import type { ProposedComment } from './types.js';
 
-/** What the synthesis call cost the review, for the receipt. */
-export interface SynthesisRun {
-  /** Agent runs started (0 when the cap or a cancelled review kept it from being sent). */
-  runs: number;
-  turns: number;
-  /** True when its summary opens the review; false when the parts' summaries were kept. */
-  used: boolean;
-}
+export type { SynthesisRun } from './parts-outcome.js';
 
 /** Input of `synthesizeSummary`. */
 export interface SynthesisInput {

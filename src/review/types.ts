@@ -38,6 +38,44 @@ export interface Finding {
   severity: Severity;
   /** §21: how sure the model is, 0..1; null when it gave none. */
   confidence: number | null;
+  /**
+   * §22: what running code said about it, when the verification stage selected it (`review.verify:
+   * on`); absent for a finding the stage did not select.
+   */
+  verification?: Verification;
+}
+
+/** What a verification run concluded (§22). */
+export type VerificationVerdict = 'confirmed' | 'refuted' | 'inconclusive';
+
+/**
+ * The outcome of verifying one finding (§22):
+ * - `confirmed` / `refuted` / `inconclusive`: the run's verdict (a timeout or a failed run is
+ *   `inconclusive` with `reason`);
+ * - `skipped`: never run (no sandbox, or the cost cap already reached), with `reason`.
+ * `command`, `output` and `explanation` are the run's own report, secrets masked.
+ */
+export interface Verification {
+  status: VerificationVerdict | 'skipped';
+  command: string;
+  output: string;
+  explanation: string;
+  /** Why a run was skipped, timed out or failed (secret-free). */
+  reason?: string;
+  /** Wall time of the run, ms (0 when skipped). */
+  durationMs: number;
+}
+
+/** `receipt.verification` (§22): counts of findings by outcome and the stage's wall time. */
+export interface VerificationReceipt {
+  confirmed: number;
+  refuted: number;
+  inconclusive: number;
+  skipped: number;
+  /** Wall time of the stage, ms. */
+  durationMs: number;
+  /** Why the stage (or some runs) were skipped, when any were. */
+  skippedReason?: string;
 }
 
 /**
@@ -82,6 +120,11 @@ export interface ExecuteReviewResult {
   belowThreshold?: Finding[];
   /** §21: the verdict over the bot's open findings on the pull request. */
   verdict?: Verdict;
+  /**
+   * §22: findings that running code refuted: not posted, not counted in the verdict (each with its
+   * `verification`); present when `review.verify` is on.
+   */
+  refuted?: Finding[];
 }
 
 /** §13: how a review relates to the bot's previous review of the same pull request. */
@@ -119,4 +162,6 @@ export interface ReviewReceipt {
    * less severe than `review.min_severity` and not posted.
    */
   findings?: { bySeverity: SeverityCounts; belowThreshold: number };
+  /** §22: what the verification stage found; present when `review.verify` is on. */
+  verification?: VerificationReceipt;
 }

@@ -1,43 +1,47 @@
 /**
- * Review memory and repository rules, as two steps of `executeReview` (CONTRACT §13, §14):
+ * Review memory and repository rules, as steps of `executeReview` (CONTRACT §13, §14):
  *
  * 1. `prepareMemory` — before the diff is built: repository rules from the base commit, the bot's
  *    memory of the pull request, the plan (full / incremental / unchanged) and the files the model
  *    is shown (ignored files left out), plus the prompt text the rules and plan add.
- * 2. `settleMemory` — after the findings are filtered: findings on ignored files dropped, those
- *    less severe than `min_severity` set aside, repeats dropped, `max_comments` applied by rank
- *    (§21), the verdict over the open findings (this review's and earlier ones), addressed threads found (`postReview` resolves them with
- *    `resolveAddressed` once the review is posted, never in a dry run), and the body sections,
- *    the review marker and each inline finding's marker.
+ * 2. `selectFindings` (`settle.ts`) — after the findings are filtered: findings on ignored files
+ *    dropped, those less severe than `min_severity` set aside, repeats dropped, `max_comments`
+ *    applied by rank (§21), each inline finding's marker, addressed threads found (`postReview`
+ *    resolves them with `resolveAddressed` once the review is posted, never in a dry run).
+ * 3. `concludeMemory` (`settle.ts`) — once what is posted is final: the verdict over the open
+ *    findings (this review's and earlier ones), the body sections and the review marker.
+ *    `settleMemory` is steps 2 and 3 at once.
  */
 import type { Logger } from '../../logger.js';
 import type { ExistingComment, Platform, PullRequestFile, PullRequestInfo } from '../../platforms/types.js';
-import type { ReviewBodyExtras } from '../body.js';
-import { toFileDiffs, type FileDiff } from '../../diff/diff.js';
 import {
   buildRulesPromptSection,
   ignoredPaths,
   loadRepoRules,
-  rulesNotice,
-  type EffectiveRules,
   type ServerReviewSettings,
 } from '../repo-rules.js';
-import { applyCommentBudget, fileOrderOf, splitByThreshold } from '../severity/budget.js';
-import { computeVerdict, openEarlierFindings, verdictLine } from '../severity/verdict.js';
-import type { Finding, Verdict } from '../types.js';
-import { addressedSection, findAddressed } from './addressed.js';
-import { renderReviewMarker } from './markers.js';
-import { planNotice, planPromptNote, planReview, type ReviewPlan } from './plan.js';
-import { anchoredLines, repeatsNotice, splitRepeats } from './repeats.js';
-import { loadMemoryState, type EarlierFinding, type MemoryState } from './state.js';
+import { planPromptNote, planReview } from './plan.js';
+import type { PreparedMemory, ReviewTrigger } from './prepared.js';
+import { loadMemoryState } from './state.js';
 
 export { ADDRESSED_HEADING, addressedSection, resolveAddressed } from './addressed.js';
 export type { EarlierFinding } from './state.js';
 export { neutraliseMarkers, withoutMarkers, withoutOwnMarker } from './markers.js';
 export type { EffectiveRules } from '../repo-rules.js';
-
-/** What started the review: a lifecycle trigger (no agent on an unchanged head) or a person asking. */
-export type ReviewTrigger = 'lifecycle' | 'request';
+export type { PreparedMemory, ReviewTrigger } from './prepared.js';
+export {
+  concludeMemory,
+  markerHeadOf,
+  memoryExtras,
+  selectFindings,
+  settleMemory,
+  type ConcludeMemoryInput,
+  type ConcludedMemory,
+  type SelectedFindings,
+  type SelectFindingsInput,
+  type SettledMemory,
+  type SettleMemoryInput,
+} from './settle.js';
 
 /** Input of `prepareMemory`. */
 export interface PrepareMemoryInput {
@@ -53,27 +57,6 @@ export interface PrepareMemoryInput {
   server?: ServerReviewSettings;
   trigger: ReviewTrigger;
   logger: Logger;
-}
-
-/** What `prepareMemory` decided. */
-export interface PreparedMemory {
-  rules: EffectiveRules;
-  state: MemoryState;
-  plan: ReviewPlan;
-  /**
-   * True for a lifecycle trigger on the already-reviewed head, or with no reviewable change since
-   * the last review: run no agent, post nothing.
-   */
-  skipAgent: boolean;
-  /** Files the model is shown: the plan's files minus ignored ones. */
-  shownFiles: PullRequestFile[];
-  /** Prompt text to append after the review prompt (plan note, rules, guidelines); may be ''. */
-  promptExtra: string;
-  /**
-   * True when `path`, one of the pull request's files, matches `review.ignore` (server or
-   * repository); other paths are matched by `settleMemory` itself.
-   */
-  isIgnored(path: string): boolean;
 }
 
 const DEFAULT_SERVER: ServerReviewSettings = { incremental: true, ignore: [] };
@@ -137,144 +120,4 @@ export async function prepareMemory(input: PrepareMemoryInput): Promise<Prepared
     'review plan',
   );
   return { rules, state, plan, skipAgent, shownFiles, promptExtra, isIgnored };
-}
-
-/**
- * In an incremental review the model numbers LEFT lines in the file of the last reviewed head, while
- * the platform anchors LEFT comments in the base file. A LEFT finding stays inline only when the
- * text it anchors is the same in both diffs; otherwise it goes to the body (never to a wrong line).
- */
-function checkLeftAnchors(
-  memory: PreparedMemory,
-  kept: Finding[],
-  prFiles: Map<string, FileDiff>,
-): { kept: Finding[]; misplaced: Finding[] } {
-  if (memory.plan.info.mode !== 'incremental') return { kept, misplaced: [] };
-  const shown = new Map(toFileDiffs(memory.shownFiles).map((f) => [f.path, f]));
-  const out = { kept: [] as Finding[], misplaced: [] as Finding[] };
-  for (const finding of kept) {
-    if (finding.side !== 'LEFT') {
-      out.kept.push(finding);
-      continue;
-    }
-    const seen = anchoredLines(finding, shown);
-    const real = anchoredLines(finding, prFiles);
-    const same = seen.length > 0 && seen.length === real.length && seen.every((line, i) => line === real[i]);
-    (same ? out.kept : out.misplaced).push(finding);
-  }
-  return out;
-}
-
-/** Input of `settleMemory`. */
-export interface SettleMemoryInput {
-  memory: PreparedMemory;
-  pullRequest: PullRequestInfo;
-  /** Findings kept inline by the filter, and the rejected ones (for the body). */
-  kept: Finding[];
-  rejected: Finding[];
-  /** The pull request's parsed diff (base...head), for fingerprints. */
-  prFileDiffs: FileDiff[];
-  /** Head checkout, to tell whether an open finding's code still exists. */
-  workspaceDir: string;
-  /** Time of the review marker (default now). */
-  now?: Date;
-  /** False when a part failed or the cost cap stopped one (see `markerHeadOf`); default true. */
-  complete?: boolean;
-  /** `path\0fingerprint` of the repository's dismissals (`dismissalKeys`): not open, not counted. */
-  dismissed?: ReadonlySet<string>;
-}
-
-/** What `settleMemory` produced. */
-export interface SettledMemory {
-  kept: Finding[];
-  /** Hidden marker to append to each kept finding's inline body (same order; '' for none). */
-  inlineMarkers: string[];
-  rejected: Finding[];
-  repeats: Finding[];
-  /** Open threads of the bot whose code changed: to resolve once the review is posted. */
-  addressed: EarlierFinding[];
-  /** §21: findings less severe than `review.min_severity`: not posted. */
-  belowThreshold: Finding[];
-  /** §21: the verdict over this review's posted findings and the earlier ones still open. */
-  verdict: Verdict;
-  /** Sections for `buildReviewBody`. */
-  extras: Required<ReviewBodyExtras>;
-}
-
-/** Body sections and the review marker for a review that ran no agent or could not be parsed. */
-export function memoryExtras(
-  memory: PreparedMemory,
-  headSha: string | null,
-  now = new Date(),
-): Required<ReviewBodyExtras> {
-  return {
-    before: [planNotice(memory.plan), rulesNotice(memory.rules)].filter((s) => s.length > 0),
-    afterSummary: [],
-    after: [],
-    markers: headSha === null ? [] : [renderReviewMarker({ head: headSha, at: now.toISOString() })],
-  };
-}
-
-/**
- * The head a review's marker may claim: the reviewed head when every part was answered; when a
- * part failed or the cost cap stopped it, the previous review's head for an incremental review (so
- * the next one shows those changes again) and no head at all for a full one.
- */
-export function markerHeadOf(memory: PreparedMemory, headSha: string, complete: boolean): string | null {
-  if (complete) return headSha;
-  return memory.plan.info.mode === 'incremental' ? memory.plan.info.sinceSha : null;
-}
-
-/**
- * Applies memory and rules to the filtered findings and finds the addressed threads (it posts and
- * resolves nothing).
- * Resolution failures are logged, never thrown.
- */
-export async function settleMemory(input: SettleMemoryInput): Promise<SettledMemory> {
-  const { memory, pullRequest: pr } = input;
-  const files = new Map(input.prFileDiffs.map((f) => [f.path, f]));
-  const { kept: anchored, misplaced } = checkLeftAnchors(memory, input.kept, files);
-  // Findings on paths outside the pull request's files (the model may name any path) are matched
-  // here, off the main thread like the rest.
-  const unknown = [...input.kept, ...input.rejected].map((f) => f.path).filter((p) => !files.has(p));
-  const ignoredElsewhere = await ignoredPaths(memory.rules, [...new Set(unknown)]);
-  const isIgnored = (path: string): boolean => memory.isIgnored(path) || ignoredElsewhere.has(path);
-  const visible = anchored.filter((f) => !isIgnored(f.path));
-  const { rules } = memory;
-  // §21: what is less severe than min_severity is not posted; the budget ranks what is left.
-  const inline = splitByThreshold(visible, rules.minSeverity);
-  const notes = splitByThreshold(
-    [...input.rejected, ...misplaced].filter((f) => !isIgnored(f.path)),
-    rules.minSeverity,
-  );
-  const split = splitRepeats(inline.posted, files, memory.state.findings);
-  const budget = applyCommentBudget(
-    split.fresh,
-    rules.maxComments,
-    fileOrderOf(input.prFileDiffs.map((f) => f.path)),
-  );
-  const kept = budget.keep.map((i) => split.fresh[i]!);
-  const rejected = [...notes.posted, ...budget.folded];
-  const reviewed = new Set(memory.shownFiles.map((f) => f.path));
-  const addressed = await findAddressed(memory.state.findings, reviewed, input.workspaceDir);
-  const open = openEarlierFindings(memory.state.findings, addressed, input.dismissed);
-  const verdict = computeVerdict(
-    [...kept, ...rejected].map((f) => f.severity).concat(open.map((f) => f.marker.severity)),
-    rules.blockOn,
-  );
-  const extras = memoryExtras(memory, markerHeadOf(memory, pr.headSha, input.complete ?? true), input.now);
-  extras.afterSummary.push(verdictLine(verdict));
-  extras.after.push(
-    ...[repeatsNotice(split.repeats), addressedSection(addressed)].filter((s) => s.length > 0),
-  );
-  return {
-    kept,
-    inlineMarkers: budget.keep.map((i) => split.markers[i] ?? ''),
-    rejected,
-    repeats: split.repeats,
-    addressed,
-    belowThreshold: [...inline.below, ...notes.below],
-    verdict,
-    extras,
-  };
 }

@@ -62,6 +62,11 @@ export interface VerifyFindingsResult<F extends Finding> {
   refuted: Array<VerifiedFinding<F>>;
   receipt: VerificationReceipt;
   usage: VerificationUsage;
+  /**
+   * The verification of each input finding, by its index in `VerifyFindingsInput.findings`
+   * (`undefined` for one not selected): what was refuted, say, without matching findings up.
+   */
+  outcomes: Array<Verification | undefined>;
 }
 
 /**
@@ -117,7 +122,8 @@ export async function verifyFindings<F extends Finding>(
     input.config.verify === 'on'
       ? selectForVerification(input.findings, input.config.verify_min_severity, input.config.verify_max)
       : [];
-  if (selected.length === 0) return { findings: [...input.findings], refuted: [], receipt, usage };
+  const outcomes: Array<Verification | undefined> = input.findings.map(() => undefined);
+  if (selected.length === 0) return { findings: [...input.findings], refuted: [], receipt, usage, outcomes };
   const skipReason = sandboxSkipReason(input.sandbox);
   if (skipReason !== undefined) receipt.skippedReason = skipReason;
   const runs = await inParallel(
@@ -136,12 +142,13 @@ export async function verifyFindings<F extends Finding>(
   const refuted: Array<VerifiedFinding<F>> = [];
   for (const [index, finding] of input.findings.entries()) {
     const verification = byIndex.get(index);
+    outcomes[index] = verification;
     if (verification === undefined) findings.push(finding);
     else if (verification.status === 'refuted') refuted.push({ ...finding, verification });
     else findings.push({ ...finding, verification });
   }
   receipt.durationMs = now() - started;
-  return { findings, refuted, receipt, usage };
+  return { findings, refuted, receipt, usage, outcomes };
 }
 
 function runInput<F extends Finding>(input: VerifyFindingsInput<F>, finding: F) {

@@ -2,6 +2,7 @@
 import type { TokenUsage } from '../agent/token-usage.js';
 import type { DiffSide } from '../diff/types.js';
 import type { Severity, SeverityCounts } from './severity/severity.js';
+import type { Probe } from './verify/probe.js';
 
 export type { TokenUsage };
 export type { Severity, SeverityCounts };
@@ -64,6 +65,11 @@ export interface Verification {
   reason?: string;
   /** Wall time of the run, ms (0 when skipped). */
   durationMs: number;
+  /**
+   * A confirmed finding's probe: its command and the files the run created for it (secrets
+   * masked), kept in the finding's marker so that applying the finding can run it again (§24).
+   */
+  probe?: Probe;
 }
 
 /** `receipt.verification` (§22): counts of findings by outcome and the stage's wall time. */

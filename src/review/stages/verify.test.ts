@@ -5,6 +5,8 @@
  * both; with the stage off the review is as before; without a sandbox nothing runs and the receipt
  * says why; with the cost cap reached nothing runs.
  */
+import { parseFindingMarker } from '../memory/markers.js';
+import { decodeProbe } from '../verify/probe.js';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -172,7 +174,16 @@ describe('executeReview with the verify stage', () => {
       expect(body).toMatch(/```sh\nnode probe\.mjs\n```/);
       expect(body).toMatch(/```text\n-1\n```/);
       expect(body.indexOf('Verified by running code')).toBeLessThan(body.indexOf('<!-- reviewbot:finding'));
-      expect(body).toMatch(/<!-- reviewbot:finding [^>]*sev=P2 -->$/);
+      // Its marker carries the probe (the command and the file the run wrote), for `apply` to re-run.
+      const marker = parseFindingMarker(body);
+      expect(marker?.severity).toBe('P2');
+      expect(decodeProbe(marker?.probe ?? '')).toEqual({
+        command: 'node probe.mjs',
+        files: [
+          { path: 'probe.mjs', content: 'import {add} from "./src/add.js";\nconsole.log(add(2, 3));\n' },
+        ],
+      });
+      expect(confirmed.verification?.probe?.files.map((f) => f.path)).toEqual(['probe.mjs']);
       // The refuted P0's marker is gone with it (a later review would count it as open).
       expect(inlineBodies.join('\n')).not.toContain('sev=P0');
       expect(inlineBodies[1]).not.toContain('Verified by running code');

@@ -17,6 +17,8 @@ import { SecretMasker } from '../../secrets.js';
 import type { ReviewLimits } from '../limits.js';
 import type { PartSession } from '../part-session.js';
 import type { Finding, Verification, VerificationReceipt } from '../types.js';
+import { parseFindingMarker, renderFindingMarker } from '../memory/markers.js';
+import { encodeProbe } from '../verify/probe.js';
 import { selectForVerification, verifyFindings } from '../verify/verify-findings.js';
 import type { SettledFindings } from './settle-memory.js';
 import type { ReviewContext, ReviewVerifySettings } from './types.js';
@@ -122,6 +124,17 @@ function meteredRunner(
   };
 }
 
+/**
+ * `marker` (a finding marker's text, or '') carrying the probe of a confirmed `verification`, so
+ * that applying the finding can run it again (§24); unchanged when there is none or it cannot fit.
+ */
+export function markerWithProbe(marker: string, verification: Verification): string {
+  if (verification.status !== 'confirmed' || !verification.probe || marker === '') return marker;
+  const parsed = parseFindingMarker(marker);
+  const probe = encodeProbe(verification.probe);
+  return parsed && probe ? renderFindingMarker({ ...parsed, probe }) : marker;
+}
+
 /** Every selected finding skipped with `reason`: what a stage that runs nothing reports. */
 function skipAll(findings: Finding[], indexes: number[], reason: string) {
   const outcomes: Array<Verification | undefined> = findings.map(() => undefined);
@@ -184,7 +197,7 @@ export async function verifyStage(ctx: ReviewContext, stage: VerifyStageInput): 
       refuted.push({ ...finding, verification });
     } else {
       next.kept.push({ ...finding, verification });
-      next.inlineMarkers.push(settled.inlineMarkers[i] ?? '');
+      next.inlineMarkers.push(markerWithProbe(settled.inlineMarkers[i] ?? '', verification));
     }
   }
   const skipped = receipt.skippedReason ? ` (skipped: ${receipt.skippedReason})` : '';

@@ -5,7 +5,8 @@
  * head — in CLI, standalone and cluster mode alike, with no store of its own.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 /** One file the probe needs, relative to the repository root (POSIX separators). */
@@ -62,12 +63,24 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
+/** The bytes of regular file `file`, never through a link. */
+async function readNoFollow(file: string): Promise<Buffer> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error('not a regular file');
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * The files a verification run created: regular files of the overlay's upper layer `upperDir` that
  * do not exist in `workspace` (files it changed — the suspect change reverted, say — are not part of
  * the probe: replayed on a new head they would undo the fix). Build and cache directories, files over
  * `MAX_PROBE_FILE_BYTES`, non-UTF-8 files, links and special files (the overlay's whiteouts) are
  * left out; at most `MAX_PROBE_FILES`, by path. Never throws for an unreadable entry (it is left out).
+ * Call it once nothing runs in the tree any more (`DisposableTree.stop`).
  */
 export async function captureProbeFiles(upperDir: string, workspace: string): Promise<ProbeFile[]> {
   const found: ProbeFile[] = [];
@@ -84,7 +97,7 @@ export async function captureProbeFiles(upperDir: string, workspace: string): Pr
       const full = path.join(upperDir, childRel);
       const stat = await lstat(full).catch(() => undefined);
       if (!stat?.isFile() || stat.size > MAX_PROBE_FILE_BYTES) continue;
-      const bytes = await readFile(full).catch(() => undefined);
+      const bytes = await readNoFollow(full).catch(() => undefined);
       if (bytes === undefined) continue;
       const content = bytes.toString('utf8');
       if (!Buffer.from(content, 'utf8').equals(bytes)) continue;

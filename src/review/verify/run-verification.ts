@@ -12,6 +12,7 @@ import type { SecretMasker } from '../../secrets.js';
 import type { Finding } from '../types.js';
 import { readAnswer } from './answer.js';
 import { openDisposableTree, type DisposableTree } from './disposable-tree.js';
+import { captureProbeFiles } from './probe.js';
 import { buildVerificationPrompt, buildVerificationReask, buildVerificationSystemPrompt } from './prompt.js';
 import { findingSeverity } from './severity.js';
 import type { Verification } from './types.js';
@@ -120,6 +121,16 @@ export async function runVerification(input: VerificationRunInput): Promise<Veri
         : input.masker.mask(error instanceof Error ? error.message : String(error));
       return outcome('inconclusive', { reason, durationMs: 0 });
     });
+    if (verification.status === 'confirmed' && !timedOut) {
+      // The probe's own files (the test or script it wrote), kept for a re-run after `apply` (§24),
+      // read once nothing runs in the copy any more (no process can swap a file for a link).
+      await tree.stop();
+      const files = await captureProbeFiles(tree.upperDir, tree.workspace).catch(() => []);
+      verification.probe = {
+        command: verification.command,
+        files: files.map((f) => ({ path: f.path, content: input.masker.mask(f.content) })),
+      };
+    }
     return {
       verification: { ...verification, durationMs: elapsed() },
       usage: meter.usage,

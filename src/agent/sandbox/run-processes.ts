@@ -93,6 +93,10 @@ export async function openRunProcesses(identity: string, timeoutMs = STOP_TIMEOU
       const seen = new Map<number, string>();
       const deadline = Date.now() + timeoutMs;
       for (;;) {
+        const pending = await registeredRoots();
+        // Nothing registered runs and nothing was seen: no process table to read (the common case
+        // of a run whose commands all ended; reading /proc costs tens of ms on a busy host).
+        if (pending.length === 0 && seen.size === 0) break;
         const table = await allProcesses();
         const isSame = (pid: number, start: string) => {
           const stat = table.get(pid);
@@ -100,7 +104,6 @@ export async function openRunProcesses(identity: string, timeoutMs = STOP_TIMEOU
         };
         const children = new Map<number, number[]>();
         for (const [pid, stat] of table) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), pid]);
-        const pending = await registeredRoots();
         for (const [pid, start] of seen) if (isSame(pid, start)) pending.push(pid);
         const expanded = new Set<number>();
         while (pending.length > 0) {

@@ -6,7 +6,6 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import type { ToolContext } from './context.js';
 
 /** Answer the model gets after `submit_matches`. */
 export const MATCHES_SUBMITTED_MESSAGE = 'Matches submitted.';
@@ -31,8 +30,12 @@ const submitMatchesInput = z.object(SUBMIT_MATCHES_SHAPE);
 /** Arguments of `submit_matches` as received (unvalidated pairs). */
 export type SubmitMatchesInput = z.output<typeof submitMatchesInput>;
 
-/** Builds `submit_matches`: records the arguments through `ctx.onSubmitMatches`. */
-export function createSubmitMatchesTool(ctx: ToolContext) {
+/**
+ * Builds `submit_matches`: records the arguments through `ctx.onSubmitMatches`. `ctx` is the run's
+ * `ToolContext`; only that callback is read, so this module need not import `context.ts`, which
+ * imports this module's input type.
+ */
+export function createSubmitMatchesTool(ctx: { onSubmitMatches?: (input: SubmitMatchesInput) => void }) {
   return tool({
     description:
       'Submits which findings match which golden comments. Call it exactly once, with every match.',

@@ -6,7 +6,6 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import type { ToolContext } from './context.js';
 
 /** Answer the model gets after `submit_verification`. */
 export const VERIFICATION_SUBMITTED_MESSAGE = 'Verification submitted.';
@@ -29,8 +28,14 @@ const submitVerificationInput = z.object(SUBMIT_VERIFICATION_SHAPE);
 /** Arguments of `submit_verification` as received (unvalidated verdict). */
 export type SubmitVerificationInput = z.output<typeof submitVerificationInput>;
 
-/** Builds `submit_verification`: records the arguments through `ctx.onSubmitVerification`. */
-export function createSubmitVerificationTool(ctx: ToolContext) {
+/**
+ * Builds `submit_verification`: records the arguments through `ctx.onSubmitVerification`. `ctx` is the run's
+ * `ToolContext`; only that callback is read, so this module need not import `context.ts`, which
+ * imports this module's input type.
+ */
+export function createSubmitVerificationTool(ctx: {
+  onSubmitVerification?: (input: SubmitVerificationInput) => void;
+}) {
   return tool({
     description:
       'Submits the verdict of your verification, with the command you ran and its output. Call it ' +

@@ -1,276 +1,38 @@
 /**
- * The one contract every code-hosting platform implements (GitHub, GitLab). Everything downstream
- * (review, jobs, CLI, server) talks to a platform only through this interface.
+ * The one contract every code-hosting platform implements (GitHub, GitLab, Gitea/Forgejo, Bitbucket
+ * Cloud and Data Center, Azure DevOps). Everything downstream (review, jobs, CLI, server) talks to a
+ * platform only through this interface. Its records, progress and event types live in
+ * `records.ts`, `progress-types.ts` and `events.ts`, re-exported here.
  */
 
-import type { DiffSide, FileStatus, PullRequestFile } from '../diff/types.js';
+export * from './records.js';
+export * from './progress-types.js';
+export * from './events.js';
 
-export type { DiffSide, FileStatus, PullRequestFile };
-
-/**
- * Registered platform names (CONTRACT §4); each is also a first-level directory of the workspace
- * layout (§11), which the cleaner scans.
- */
-export const PLATFORM_NAMES = [
-  'github',
-  'gitlab',
-  'gitea',
-  'bitbucket',
-  'bitbucket-server',
-  'azure-devops',
-] as const;
-
-/** A registered platform name (CONTRACT §4). */
-export type PlatformName = (typeof PLATFORM_NAMES)[number];
-
-/** A pull/merge request as reported by the platform API. */
-export interface PullRequestInfo {
-  /** Full name of the base repository, e.g. `acme/widgets` (GitLab: the full project path). */
-  repoFullName: string;
-  number: number;
-  title: string;
-  /** Description of the pull request (may be empty). */
-  body: string;
-  state: 'open' | 'closed' | 'merged';
-  authorUsername: string;
-  headBranch: string;
-  headSha: string;
-  baseBranch: string;
-  baseSha: string;
-  /** Clone URL of the repository holding the head branch (`clone_url` / `http_url_to_repo`). */
-  headCloneUrl: string;
-  /** Full name of the repository holding the head branch. */
-  headRepoFullName: string;
-  /** True when the head branch lives in another repository (a fork). */
-  isFork: boolean;
-  htmlUrl: string;
-}
-
-/** A comment already present on the pull request (conversation or inline). */
-export interface ExistingComment {
-  id: string;
-  kind: 'issue_comment' | 'review_comment' | 'review';
-  authorUsername: string;
-  body: string;
-  /** Inline comments only. */
-  path?: string;
-  line?: number;
-  side?: DiffSide;
-  createdAt: string;
-  /** GitLab discussions only: true when the thread is resolved. */
-  resolved?: boolean;
-}
-
-/** One inline comment of a review as submitted to the platform. */
-export interface InlineComment {
-  path: string;
-  /** Last line of the commented range, numbered in the file on `side`. */
-  line: number;
-  side: DiffSide;
-  /** First line of a multi-line range (same side), when the range has more than one line. */
-  startLine?: number;
-  /** Markdown body, already including any rendered suggestion block. */
-  body: string;
-}
-
-/** A review to submit: one body plus inline comments, pinned to the head commit it was made on. */
-export interface ReviewSubmission {
-  body: string;
-  comments: InlineComment[];
-  /** Head SHA the line numbers refer to. */
-  commitSha: string;
-}
-
-/** Where a reply goes: a review-comment thread, a GitLab discussion, or the PR conversation. */
-export interface ReplyTarget {
-  repoFullName: string;
-  prNumber: number;
-  /** Reply in the thread of this inline review comment (GitHub) when set. */
-  inReplyToCommentId?: string;
-  /** Reply in this discussion (GitLab) when set. */
-  discussionId?: string;
-}
-
-/** A comment the bot can react to. */
-export interface CommentTarget {
-  repoFullName: string;
-  prNumber: number;
-  commentId: string;
-  commentType: 'issue_comment' | 'review_comment' | 'review';
-}
-
-/** Something the platform created, e.g. a review or a comment. */
-export interface Posted {
-  id: string;
-  url: string;
-}
-
-/** Username/password pair for git over HTTP (CONTRACT §4: `x-access-token`/`oauth2` + token). */
-export interface GitCredentials {
-  username: string;
-  password: string;
-  /**
-   * When set, git sends this `Authorization` header value (`http.extraHeader`, scoped to the clone
-   * URL's origin, through the environment only) instead of answering a challenge with
-   * username/password (Azure DevOps: `Basic base64(":" + PAT)`; Bitbucket Data Center: `Bearer <token>`).
-   */
-  authorization?: string;
-}
-
-/** How a head relates to an earlier commit (GitHub compare `status`). */
-export type CompareStatus = 'ahead' | 'identical' | 'behind' | 'diverged';
-
-/** `compareCommits` answer: the relation and the files changed from the merge base to `head`. */
-export interface CommitComparison {
-  /** `ahead` = `base` is an ancestor of `head` (the changes are `base..head`). */
-  status: CompareStatus;
-  files: PullRequestFile[];
-  /** True when the platform listed only part of the changed files (then no incremental review). */
-  truncated?: boolean;
-}
-
-/** One inline review thread of a pull request (GitHub review thread, GitLab diff discussion). */
-export interface ReviewThread {
-  /** Id to resolve it with: GitHub thread node id, GitLab discussion id. */
-  id: string;
-  path: string;
-  /** Line of the thread's first comment on `side`, when the platform still places it. */
-  line?: number;
-  /**
-   * First line of a multi-line thread (same side, below `line`), when the platform says (GitHub
-   * GraphQL `startLine`); absent for a one-line thread.
-   */
-  startLine?: number;
-  side?: DiffSide;
-  resolved: boolean;
-  /** True when the platform says the code under the thread changed since it was written. */
-  outdated: boolean;
-  /** Author of the thread's first comment (who started it). */
-  authorUsername: string;
-  /** Body of the thread's first comment (holds the bot's finding marker, §13). */
-  body: string;
-  /**
-   * Id of the thread's first comment (GitHub review comment id, GitLab note id), for reading its
-   * reactions (§20 dismissals); absent when the platform did not report it.
-   */
-  commentId?: string;
-  /**
-   * Login of whoever resolved the thread, when it is resolved and the platform says who (GitHub
-   * GraphQL `resolvedBy`, GitLab notes' `resolved_by`, Gitea `resolver`, Bitbucket Cloud
-   * `resolution.user`, Data Center `threadResolver`); tells a thread the bot resolved as addressed
-   * from one a person resolved.
-   */
-  resolvedBy?: string;
-  /**
-   * For a resolved thread on a platform that does not say who resolved it but whose resolution
-   * kinds tell (Azure DevOps): true when it was resolved the way the bot resolves (`fixed`), false
-   * when with a status only a person sets (won't fix, closed, by design).
-   */
-  resolvedAsFixed?: boolean;
-}
-
-/**
- * What `Platform.resolveThread` did when the platform would not resolve the thread but the bot marked
- * it addressed another way: the bot's memory and `stats` read it as resolved by the bot, the
- * platform's page shows it open.
- */
-export interface MarkedThread {
-  resolved: false;
-  /** Why the platform did not resolve it, for people (no secret, no server text), e.g. "this server has no API to resolve conversations". */
-  reason: string;
-}
-
-/** One pull request of a repository listing (`Platform.listPullRequests`). */
-export interface PullRequestSummary {
-  number: number;
-  state: 'open' | 'closed' | 'merged';
-  /** ISO time of the pull request's last update. */
-  updatedAt: string;
-}
-
-/** What `Platform.listPullRequests` found. */
-export interface PullRequestListing {
-  /** Most recently updated first. */
-  pullRequests: PullRequestSummary[];
-  /** True when `max` stopped the listing before `updatedSince` did. */
-  truncated: boolean;
-}
-
-/**
- * One reaction on a comment (CONTRACT §20), named in GitHub's vocabulary whatever the platform:
- * `+1`, `-1`, `eyes`, … (GitLab's `thumbsdown` is `-1`, `thumbsup` is `+1`; Gitea uses GitHub's).
- */
-export interface CommentReaction {
-  content: string;
-  /** Login of the user who reacted. */
-  username: string;
-}
-
-/** How a job ended, as its progress report shows it (CONTRACT §18). */
-export type ProgressConclusion = 'neutral' | 'success' | 'failure';
-
-/** What a progress report says: a short line next to the commit, and optional Markdown details. */
-export interface ProgressReport {
-  /**
-   * One line (commit status `description`, check run `output.title`); the caller cuts it to the
-   * platform's `progressLimits.description` and masks secrets in it.
-   */
-  description: string;
-  /** Markdown details (check run `output.summary`: the receipt); platforms without a place drop it. */
-  summary?: string;
-  /** A web page about the job's result (e.g. the posted review), as the status' link. */
-  url?: string;
-}
-
-/** The commit a progress report is shown on. */
-export interface ProgressTarget {
-  repoFullName: string;
-  prNumber: number;
-  /** Full head SHA of the pull request when the job started. */
-  headSha: string;
-  /** The pull request's web page (Bitbucket's build status needs a `url`). */
-  prUrl?: string;
-}
-
-/** A started progress report; `finish` completes it once. */
-export interface ProgressHandle {
-  /**
-   * Marks the report done with `conclusion` (check run: the conclusion itself; commit statuses:
-   * `neutral` and `success` → success, `failure` → failure/failed).
-   * @throws AuthError / PlatformError like any other call.
-   */
-  finish(conclusion: ProgressConclusion, report: ProgressReport): Promise<void>;
-}
-
-/** Lengths a platform accepts in a progress report, characters (from its API documentation). */
-export interface ProgressLimits {
-  description: number;
-  summary: number;
-}
-
-/** Name of the verdict gate's status next to the head commit (CONTRACT §21). */
-export const GATE_STATUS_NAME = 'reviewbot/verdict';
-
-/**
- * Bitbucket's key of the verdict gate's build status (CONTRACT §21): build status keys are
- * identifiers, so `reviewbot-verdict` (its `name` is {@link GATE_STATUS_NAME}).
- */
-export const GATE_BUILD_KEY = 'reviewbot-verdict';
-
-/** What the verdict gate shows (CONTRACT §21): red while the verdict blocks, green otherwise. */
-export interface GateReport {
-  /** `failure` (failure/failed/FAILED) when blocking; `success` (success/SUCCESSFUL/succeeded) otherwise. */
-  state: 'success' | 'failure';
-  /**
-   * One line: the verdict's counts, or who overrode it and why; the caller cuts it to the
-   * platform's `progressLimits.description` and masks secrets in it.
-   */
-  description: string;
-  /** Markdown details (GitHub check run `output.summary`); platforms without a place drop it. */
-  summary?: string;
-  /** A web page about the verdict (the posted review), as the status' link. */
-  url?: string;
-}
+import type {
+  CommentReaction,
+  CommentTarget,
+  CommitComparison,
+  ExistingComment,
+  GitCredentials,
+  MarkedThread,
+  PlatformName,
+  Posted,
+  PullRequestFile,
+  PullRequestInfo,
+  PullRequestListing,
+  ReplyTarget,
+  ReviewSubmission,
+  ReviewThread,
+} from './records.js';
+import type {
+  GateReport,
+  ProgressHandle,
+  ProgressLimits,
+  ProgressReport,
+  ProgressTarget,
+} from './progress-types.js';
+import type { LocatedComment, WebhookHandler } from './events.js';
 
 /**
  * A code-hosting platform. Methods throw `AuthError` on rejected credentials and `PlatformError`
@@ -389,88 +151,4 @@ export interface Platform {
    * @throws AuthError / PlatformError like any other call.
    */
   setGateStatus?(target: ProgressTarget, report: GateReport): Promise<void>;
-  /**
-   * Optional (CONTRACT §20): every reaction on comment `target` (all pages), e.g. to find the
-   * thumbs-down that dismisses a bot finding. GitHub: `GET /repos/{o}/{r}/pulls/comments/{id}/reactions`
-   * (review comments) or `.../issues/comments/{id}/reactions`; GitLab: `GET /projects/:id/merge_requests/
-   * :iid/notes/:note_id/award_emoji`; Gitea: `GET /repos/{o}/{r}/issues/comments/{id}/reactions`.
-   */
-  listReactions?(target: CommentTarget): Promise<CommentReaction[]>;
-}
-
-/** Kinds of incoming events that may start a job (CONTRACT §7 `eventType`). */
-export type EventType = 'comment' | 'pr_opened' | 'pr_push' | 'pr_reopened' | 'pr_ready_for_review';
-
-/**
- * A platform webhook normalized (CONTRACT §7 "ReviewComment"). Produced only by a platform's webhook
- * parser; nothing downstream reads raw payloads. Fields the event does not carry are empty strings
- * (e.g. an `issue_comment` has no head SHA: jobs fetch the pull request anyway).
- */
-export interface ReviewComment {
-  platform: PlatformName;
-  repoFullName: string;
-  prNumber: number;
-  prBranch: string;
-  baseBranch: string;
-  headSha: string;
-  prTitle: string;
-  /** Id of the comment (or review / note); empty for lifecycle events. */
-  commentId: string;
-  commentType: 'issue_comment' | 'review_comment' | 'review' | 'lifecycle';
-  authorUsername: string;
-  /**
-   * A human-readable name of the author for text people read (commit messages), when it differs
-   * from `authorUsername`, which is an identity (Bitbucket Cloud: `{<account id>}`). Never compared.
-   */
-  authorName?: string;
-  body: string;
-  /** Inline comments only. */
-  filePath?: string;
-  line?: number;
-  /**
-   * The side of the diff `line` is numbered on, when the platform says: LEFT = the old (base) file,
-   * e.g. a comment on a removed line; RIGHT = the new file. Absent: not reported (read as RIGHT).
-   */
-  side?: DiffSide;
-  diffHunk?: string;
-  /** GitLab discussion of the note; GitHub: id of the review comment a reply belongs to. */
-  discussionId?: string;
-  cloneUrl: string;
-  deliveryId: string;
-  eventType: EventType;
-}
-
-/** Where `Platform.locateComment` found a comment: its inline thread. */
-export interface LocatedComment {
-  /** The thread's first comment: what `postReply` answers in as `discussionId`. */
-  discussionId: string;
-  path: string;
-  /** The thread's line on `side` (RIGHT = new file, LEFT = old file), when the platform says. */
-  line?: number;
-  side?: DiffSide;
-  /** The diff around the line, when the platform keeps it. */
-  diffHunk?: string;
-}
-
-/** A webhook request as received: headers lower-cased, the exact raw body bytes. */
-export interface WebhookRequest {
-  headers: Record<string, string | undefined>;
-  rawBody: Buffer;
-}
-
-/** What a platform made of a verified webhook. */
-export type WebhookParseResult =
-  { kind: 'event'; comment: ReviewComment } | { kind: 'ignored'; reason: string };
-
-/** A platform's webhook verification and parsing (only present when its webhook secret is set). */
-export interface WebhookHandler {
-  /** Checks the signature/token on the raw body, timing-safe. Never throws. */
-  verify(request: WebhookRequest): boolean;
-  /** Delivery id for de-duplication (`X-GitHub-Delivery`, `X-Gitlab-Event-UUID`), when present. */
-  deliveryId(request: WebhookRequest): string | undefined;
-  /**
-   * Turns a verified, JSON-parsed body into a ReviewComment, or says why it is ignored (event kind
-   * not handled, action not `created`, not a pull request, ...). Never throws on odd payloads.
-   */
-  parse(request: WebhookRequest, body: Record<string, unknown>): WebhookParseResult;
 }

@@ -83,7 +83,12 @@ export const FINDINGS = {
 export function createVerifyRepo(root: string, fullName: string): string {
   const bare = createBareRepo(root, fullName);
   commitToBranch(bare, { branch: 'main', message: 'base', changes: { write: BASE_FILES } });
-  commitToBranch(bare, { branch: 'feature', from: 'main', message: 'feature', changes: { write: HEAD_FILES } });
+  commitToBranch(bare, {
+    branch: 'feature',
+    from: 'main',
+    message: 'feature',
+    changes: { write: HEAD_FILES },
+  });
   return bare;
 }
 
@@ -119,6 +124,14 @@ const submit = (verdict: string, command: string, output: string, explanation: s
 });
 const bash = (command: string): ScriptedReply => ({ toolCalls: [{ name: 'Bash', input: { command } }] });
 
+/** Called from the model's side as the runs reach it (the test process; the CLI is waiting for the answer). */
+export interface VerifyScriptHooks {
+  /** The review's model call: the workspace is prepared, no verification has started. */
+  onReview?: () => void;
+  /** A verification run's first model call: its disposable tree is open, nothing ran in it yet. */
+  onVerificationStart?: (finding: keyof typeof FINDINGS) => void;
+}
+
 /**
  * The model: the review's run submits `comments` at once; a verification run of
  * - `sum` writes the probe and runs it (it fails), puts the old line back and runs it again (it
@@ -127,12 +140,16 @@ const bash = (command: string): ScriptedReply => ({ toolCalls: [{ name: 'Bash', 
  * - `wait` runs a `sleep` far longer than the time limit (and would submit `confirmed` were it ever
  *   asked again).
  */
-export function verifyScript(comments: ReadonlyArray<(typeof FINDINGS)[keyof typeof FINDINGS]>): VerifyScript {
+export function verifyScript(
+  comments: ReadonlyArray<(typeof FINDINGS)[keyof typeof FINDINGS]>,
+  hooks: VerifyScriptHooks = {},
+): VerifyScript {
   const bashResults: BashResults = { sum: [], greet: [], wait: [] };
   const sleepArgument = `600.${Math.floor(Math.random() * 1e6)}`;
   const sleepCommand = `sleep ${sleepArgument} # reviewbot-verify-e2e-${randomUUID()}`;
   const script = (request: RecordedLlmRequest): ScriptedReply => {
-    if (!request.system.includes(VERIFY_SYSTEM))
+    if (!request.system.includes(VERIFY_SYSTEM)) {
+      hooks.onReview?.();
       return {
         toolCalls: [
           {
@@ -141,17 +158,24 @@ export function verifyScript(comments: ReadonlyArray<(typeof FINDINGS)[keyof typ
           },
         ],
       };
+    }
     const finding = findingOf(request);
     if (finding === undefined) return { text: '{"verdict": "inconclusive"}' };
     // Anthropic: the first user message, then an assistant/user pair per tool turn.
     const turn = ((request.body as { messages: unknown[] }).messages.length - 1) / 2;
     const seen = bashResults[finding];
+    if (turn === 0) hooks.onVerificationStart?.(finding);
     if (turn > 0) seen.push(request.toolResults[0]?.content ?? '');
     if (finding === 'sum') {
       if (turn === 0)
         return bash(`mkdir -p probe && cat > ${PROBE_PATH} <<'EOF'\n${PROBE_SOURCE}EOF\n${PROBE_COMMAND}`);
       if (turn === 1) return bash(`printf '%s\\n' '${SUM_FIX}' > src/sum.mjs && ${PROBE_COMMAND}`);
-      return submit('confirmed', PROBE_COMMAND, seen[0] ?? '', 'The probe fails with the change and passes without it.');
+      return submit(
+        'confirmed',
+        PROBE_COMMAND,
+        seen[0] ?? '',
+        'The probe fails with the change and passes without it.',
+      );
     }
     if (finding === 'greet') {
       const command = `node -e "import('./src/greet.mjs').then((m) => console.log(JSON.stringify(m.greet(''))))"`;
@@ -171,4 +195,14 @@ export async function processesWith(needle: string): Promise<string[]> {
     .split('\n')
     .filter((line) => line.includes(needle) && !/\bps -eo\b/.test(line))
     .map((line) => line.trim());
+}
+
+/** Polls the asynchronous `check` every 100 ms until it resolves true; false after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

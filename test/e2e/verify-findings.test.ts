@@ -10,17 +10,21 @@
  *   passes, with no model call;
  * - a probe that sleeps past `review.verify_timeout_seconds`: the finding is posted as not
  *   verified, the CLI returns soon after the limit, nothing the probe started survives, and the
- *   workspace is byte for byte what it was.
+ *   workspace is byte for byte what it was when the review's agent ran (hashed from the model's side).
+ * The fakes are shared (one fake GitHub, GitLab and Anthropic API for the file); the tests run in order.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../src/agent/sandbox/index.js';
-import { parseFindingMarker } from '../../src/review/memory/markers.js';
-import { decodeProbe } from '../../src/review/verify/probe.js';
 import { hashTree } from '../../src/review/verify/tree-hash.test-helper.js';
-import { startFakeGitHub, type FakeGitHub, type GitHubPullRequest } from '../support/fake-github/index.js';
+import {
+  startFakeGitHub,
+  type FakeGitHub,
+  type GitHubPullRequest,
+  type GitHubReviewComment,
+} from '../support/fake-github/index.js';
 import { startFakeGitLab, type FakeGitLab } from '../support/fake-gitlab/index.js';
 import { startFakeAnthropic, type FakeLlm } from '../support/fake-llm/index.js';
 import { runGit } from '../support/git-fixtures.js';
@@ -32,11 +36,11 @@ import { waitFor } from './serve-fixture.js';
 import {
   createVerifyRepo,
   eventually,
+  expectConfirmedSum,
   FINDINGS,
+  ONE_AND_ONE,
   PROBE_COMMAND,
   PROBE_FAILURE,
-  PROBE_PATH,
-  PROBE_SOURCE,
   revParse,
   processesWith,
   SUM_FIX,
@@ -49,10 +53,6 @@ const SECRET = 'whsec-verify-e2e-0123456789';
 const BOT = 'reviewbot-test';
 const WORKER = 'work-bot';
 const sandbox = await probeSandbox('auto');
-
-/** The receipt line of a review that confirmed one finding and refuted another. */
-const ONE_AND_ONE =
-  /^- Verification: 1 confirmed · 1 refuted \(not posted\) · 0 inconclusive · 0 skipped · [\d.]+ s$/m;
 
 let root: string;
 let github: FakeGitHub;
@@ -76,27 +76,6 @@ const githubEnv = (): NodeJS.ProcessEnv => ({
   CODEHOST_TOKEN: GITHUB_TOKEN,
   CODEHOST_API_URL: github.url,
 });
-
-/** The marker of an inline comment body, and the probe it carries. */
-function markerOf(body: string) {
-  const marker = parseFindingMarker(body);
-  return { marker, probe: marker?.probe ? decodeProbe(marker.probe) : undefined };
-}
-
-/** What the product keeps of a confirmed `sum` finding, whatever the platform. */
-function expectConfirmedSum(body: string) {
-  expect(body).toMatch(/^\*\*P1\*\* `sum` subtracts its arguments instead of adding them\./);
-  expect(body).toMatch(/<details>\n<summary>Verified by running code<\/summary>\n/);
-  expect(body).toContain(`\`\`\`sh\n${PROBE_COMMAND}\n\`\`\``);
-  // The output the probe really printed in the sandbox.
-  expect(body).toMatch(
-    new RegExp(`\`\`\`text\\n[^]*${PROBE_FAILURE.replace(/[()]/g, '\\$&')}[^]*\`\`\`\n\n</details>`),
-  );
-  expect(body).not.toContain('_Not verified by running code._');
-  const { marker, probe } = markerOf(body);
-  expect(marker).toMatchObject({ severity: 'P1', side: 'RIGHT' });
-  expect(probe).toEqual({ command: PROBE_COMMAND, files: [{ path: PROBE_PATH, content: PROBE_SOURCE }] });
-}
 
 beforeAll(async () => {
   root = mkdtempSync(path.join(os.tmpdir(), 'reviewbot-verify-e2e-'));
@@ -318,30 +297,32 @@ describe.runIf(sandbox.kind === 'bwrap')('findings verified by running code, end
       await server?.stop();
     });
 
+    /** Alice writes `body` on acme/calc-loop#8, in the thread of `thread` if given; its webhook goes to `url`. */
+    async function comment(url: string, body: string, thread?: GitHubReviewComment) {
+      const pr = { repo: 'acme/calc-loop', pr: 8, body, login: 'alice' };
+      const at = { owner: 'acme', repo: 'calc-loop', number: 8, body, user: 'alice' };
+      if (thread === undefined) {
+        const seeded = github.addIssueComment(at);
+        const payload = issueCommentPayload({ ...pr, commentId: seeded.id });
+        return sendGitHubWebhook(url, 'issue_comment', payload, { secret: SECRET });
+      }
+      const where = { path: thread.path, line: thread.line ?? 1 };
+      const seeded = await github.addReviewComment({ ...at, ...where, side: 'RIGHT', inReplyTo: thread.id });
+      const payload = reviewCommentPayload({
+        ...pr,
+        ...where,
+        pullRequest: loopPr,
+        inReplyTo: thread.id,
+        commentId: seeded.id,
+      });
+      return sendGitHubWebhook(url, 'pull_request_review_comment', payload, { secret: SECRET });
+    }
+
     it('a mention reviews with verification; apply in the thread commits the fix and the probe now passes', async () => {
       // The review: `@review-bot review` by alice.
       const model = verifyScript([FINDINGS.sum, FINDINGS.greet]);
       llm.setScript(model.script);
-      const mention = '@review-bot review';
-      const seeded = github.addIssueComment({
-        owner: 'acme',
-        repo: 'calc-loop',
-        number: 8,
-        body: mention,
-        user: 'alice',
-      });
-      const hook = await sendGitHubWebhook(
-        server.url,
-        'issue_comment',
-        issueCommentPayload({
-          repo: 'acme/calc-loop',
-          pr: 8,
-          body: mention,
-          login: 'alice',
-          commentId: seeded.id,
-        }),
-        { secret: SECRET },
-      );
+      const hook = await comment(server.url, '@review-bot review');
       expect(hook.json).toMatchObject({ status: 'accepted' });
       const review = await waitFor(
         () => github.reviews.find((r) => onLoop(r.pull_request_url) && r.user?.login === BOT),
@@ -358,34 +339,7 @@ describe.runIf(sandbox.kind === 'bwrap')('findings verified by running code, end
       // The apply: `@work-bot apply` by alice in the finding's thread.
       const before = await revParse(bare.loop, 'feature');
       const modelCalls = llm.requests.length;
-      const body = `@${WORKER} apply`;
-      const replyComment = await github.addReviewComment({
-        owner: 'acme',
-        repo: 'calc-loop',
-        number: 8,
-        path: finding.path,
-        line: finding.line ?? 1,
-        side: 'RIGHT',
-        body,
-        user: 'alice',
-        inReplyTo: finding.id,
-      });
-      await sendGitHubWebhook(
-        server.url,
-        'pull_request_review_comment',
-        reviewCommentPayload({
-          repo: 'acme/calc-loop',
-          pr: 8,
-          body,
-          login: 'alice',
-          pullRequest: loopPr,
-          path: finding.path,
-          line: finding.line ?? 1,
-          inReplyTo: finding.id,
-          commentId: replyComment.id,
-        }),
-        { secret: SECRET },
-      );
+      await comment(server.url, `@${WORKER} apply`, finding);
       const reply = await waitFor(
         () => github.reviewComments.find((c) => c.in_reply_to_id === finding.id && c.user?.login === BOT),
         60_000,

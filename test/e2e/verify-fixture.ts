@@ -3,11 +3,15 @@
  * repository whose pull request brings a real bug (`sum` subtracts), a harmless change a review
  * wrongly calls a crash (`greet`), and a helper a verification probe hangs on (`wait`); and a
  * scripted model that answers the review and each verification run by the request's content — the
- * verification runs really write and run their probes (node) with Bash in the sandbox.
+ * verification runs really write and run their probes (node) with Bash in the sandbox. Also what
+ * every platform's post of the confirmed finding must hold (`expectConfirmedSum`).
  */
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
+import { parseFindingMarker } from '../../src/review/memory/markers.js';
+import { decodeProbe } from '../../src/review/verify/probe.js';
 import type { RecordedLlmRequest, ScriptedReply } from '../support/fake-llm/index.js';
 import { commitToBranch, createBareRepo } from '../support/git-fixtures.js';
 
@@ -205,4 +209,29 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The receipt line of a review that confirmed one finding and refuted another. */
+export const ONE_AND_ONE =
+  /^- Verification: 1 confirmed · 1 refuted \(not posted\) · 0 inconclusive · 0 skipped · [\d.]+ s$/m;
+
+/** The marker of an inline comment body, and the probe it carries. */
+function markerOf(body: string) {
+  const marker = parseFindingMarker(body);
+  return { marker, probe: marker?.probe ? decodeProbe(marker.probe) : undefined };
+}
+
+/** What the product keeps of a confirmed `sum` finding, whatever the platform. */
+export function expectConfirmedSum(body: string) {
+  expect(body).toMatch(/^\*\*P1\*\* `sum` subtracts its arguments instead of adding them\./);
+  expect(body).toMatch(/<details>\n<summary>Verified by running code<\/summary>\n/);
+  expect(body).toContain(`\`\`\`sh\n${PROBE_COMMAND}\n\`\`\``);
+  // The output the probe really printed in the sandbox.
+  expect(body).toMatch(
+    new RegExp(`\`\`\`text\\n[^]*${PROBE_FAILURE.replace(/[()]/g, '\\$&')}[^]*\`\`\`\n\n</details>`),
+  );
+  expect(body).not.toContain('_Not verified by running code._');
+  const { marker, probe } = markerOf(body);
+  expect(marker).toMatchObject({ severity: 'P1', side: 'RIGHT' });
+  expect(probe).toEqual({ command: PROBE_COMMAND, files: [{ path: PROBE_PATH, content: PROBE_SOURCE }] });
 }

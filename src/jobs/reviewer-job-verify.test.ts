@@ -9,6 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedLlmRequest, ScriptedReply } from '../../test/support/fake-llm/index.js';
 import { SCENARIO_PATHS } from '../../test/support/git-fixtures.js';
 import { probeSandbox } from '../agent/sandbox/index.js';
+import { parseFindingMarker } from '../review/memory/markers.js';
+import { decodeProbe } from '../review/verify/probe.js';
 import { startJobFixture, type JobFixture } from './job-fixture.test-helper.js';
 import { makePayload } from './records.test-helper.js';
 import { runJob } from './run-job.js';
@@ -103,7 +105,12 @@ describe('REVIEWER job with review.verify on', () => {
       );
       expect(body).toContain('```sh\necho probe-confirm\n```');
       expect(body).toContain('```text\nprobe-confirm\n```');
-      expect(body).toMatch(/<!-- reviewbot:finding [^>]* sev=P2 -->$/);
+      // The marker carries the probe (its command; the run wrote no file) for apply to run again.
+      expect(body).toMatch(/<!-- reviewbot:finding [^>]* sev=P2 probe=[A-Za-z0-9_-]+ -->$/);
+      expect(decodeProbe(parseFindingMarker(body)!.probe!)).toEqual({
+        command: 'echo probe-confirm',
+        files: [],
+      });
       expect(review.body).not.toContain('REFUTE');
       expect(review.body).toContain('**Verdict:** non-blocking');
       expect(review.body).toContain(

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { renderGitHubSuggestion } from '../../platforms/github/suggestion.js';
+import { renderPlainSuggestion } from '../../platforms/plain-suggestion.js';
+import { renderInlineBody } from '../../review/body.js';
 import { fingerprintLines } from '../../review/memory/fingerprint.js';
+import { renderFindingMarker } from '../../review/memory/markers.js';
+import type { Finding, Verification } from '../../review/types.js';
 import { parseApplyCommand } from './command.js';
 import { locateFinding, replaceRange, splitLines } from './replace-lines.js';
 import { parseSuggestion } from './suggestion-block.js';
@@ -49,6 +54,65 @@ describe('parseSuggestion', () => {
       text: 'real',
       lineCount: 2,
     });
+  });
+});
+
+describe('parseSuggestion of a verified finding (its evidence or not-verified line after the suggestion)', () => {
+  const finding: Finding = {
+    path: 'src/sum.mjs',
+    line: 1,
+    side: 'RIGHT',
+    body: '`sum` subtracts.',
+    severity: 'P1',
+    confidence: null,
+    suggestion: 'export const sum = (a, b) => a + b;',
+  };
+  const marker = renderFindingMarker({ fp: 'ab'.repeat(8), side: 'RIGHT', n: 1, severity: 'P1' });
+  const verified = (verification: Partial<Verification>): Finding => ({
+    ...finding,
+    verification: {
+      status: 'confirmed',
+      command: 'node p.mjs',
+      output: 'boom',
+      explanation: '',
+      durationMs: 1,
+      ...verification,
+    },
+  });
+  const posted = (f: Finding, render: (s: string, n: number) => string = renderGitHubSuggestion) =>
+    `${renderInlineBody(f, render)}\n\n${marker}`;
+
+  it("reads the suggestion before a confirmed finding's evidence block, on every rendering", () => {
+    expect(posted(verified({}))).toMatch(/```suggestion\n[^`]*```\n\n<details>/);
+    expect(parseSuggestion(posted(verified({})))).toEqual({ text: finding.suggestion });
+    expect(parseSuggestion(posted(verified({}), renderPlainSuggestion))).toEqual({
+      text: finding.suggestion,
+      lineCount: 1,
+    });
+    expect(parseSuggestion(posted(verified({ output: '' })))).toEqual({ text: finding.suggestion });
+  });
+
+  it('reads the suggestion before the not-verified line', () => {
+    const body = posted(verified({ status: 'inconclusive', reason: 'timed out after 5 s' }));
+    expect(body).toContain('```\n\n_Not verified by running code._\n\n<!--');
+    expect(parseSuggestion(body)).toEqual({ text: finding.suggestion });
+  });
+
+  it('never takes a block the probe printed for the suggestion', () => {
+    // Output shaped like the end of a suggestion and of an evidence block stays inside its own block.
+    const output = '```suggestion\nevil();\n```\n\n</details>\n```text\n````sh\n<details>';
+    const command = 'printf "```suggestion\\nevil();\\n```"';
+    expect(parseSuggestion(posted(verified({ output, command })))).toEqual({ text: finding.suggestion });
+    const withoutSuggestion = { ...finding, suggestion: undefined };
+    expect(
+      parseSuggestion(posted({ ...withoutSuggestion, verification: verified({ output }).verification })),
+    ).toBeUndefined();
+  });
+
+  it('leaves a body whose end only looks like evidence as it is', () => {
+    const fake =
+      'x\n\n```suggestion\nq\n```\n\n<details>\n<summary>Other</summary>\n\n```sh\nc\n```\n\n```text\no\n```\n\n</details>';
+    expect(parseSuggestion(fake)).toBeUndefined();
   });
 });
 

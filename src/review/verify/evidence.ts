@@ -10,6 +10,12 @@ import type { Verification } from './types.js';
 /** Largest evidence block, characters (the whole `<details>` element). */
 export const MAX_EVIDENCE_CHARS = 2_000;
 
+/** The summary line of the evidence block (what applying a finding recognises it by, §24). */
+export const EVIDENCE_SUMMARY = 'Verified by running code';
+
+/** The line ending a finding that was selected for verification but not proven. */
+export const NOT_VERIFIED_LINE = '_Not verified by running code._';
+
 /** Marks where the middle of a long output was left out. */
 const CUT = '\n… [output shortened] …\n';
 
@@ -44,7 +50,7 @@ function block(summary: string, command: string, output: string): string {
 export function renderEvidence(verification: Verification, masker: SecretMasker): string {
   if (verification.status !== 'confirmed') return '';
   const clean = (text: string) => neutraliseMarkers(neutraliseMentions(masker.mask(text)));
-  const summary = 'Verified by running code';
+  const summary = EVIDENCE_SUMMARY;
   let command = clean(verification.command.trim()) || '(command not reported)';
   const output = clean(verification.output.replace(/\s+$/, ''));
   const fixed = block(summary, '', '').length + 16; // the fences may grow by a few backticks
@@ -61,5 +67,5 @@ export function renderEvidence(verification: Verification, masker: SecretMasker)
 /** The one-line note of a finding that was selected but not proven (inconclusive, timed out, skipped). */
 export function renderNotVerified(verification: Verification): string {
   if (verification.status === 'confirmed' || verification.status === 'refuted') return '';
-  return '_Not verified by running code._';
+  return NOT_VERIFIED_LINE;
 }

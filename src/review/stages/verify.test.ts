@@ -64,7 +64,7 @@ const REVIEW: ScriptedReply = {
 
 const PROBE: Record<string, string> = {
   CONFIRM:
-    'printf "import {add} from \\"./src/add.js\\";\\nconsole.log(add(2, 3));\\n" > probe.mjs && node probe.mjs',
+    'printf "import {add} from \\"./src/add.js\\";\\nconsole.log(add(2, 3));\\nif (add(2, 3) !== 5) process.exitCode = 1;\\n" > probe.mjs && node probe.mjs',
   REFUTE:
     'printf "import {mul} from \\"./src/mul.js\\";\\nconsole.log(mul(2, 3));\\n" > probe.mjs && node probe.mjs',
 };
@@ -172,15 +172,20 @@ describe('executeReview with the verify stage', () => {
       const body = inlineBodies[0]!;
       expect(body).toContain('<summary>Verified by running code</summary>');
       expect(body).toMatch(/```sh\nnode probe\.mjs\n```/);
-      expect(body).toMatch(/```text\n-1\n```/);
+      expect(body).toMatch(/```text\nToolError: Command exited with code 1\.\n-1\n```/);
       expect(body.indexOf('Verified by running code')).toBeLessThan(body.indexOf('<!-- reviewbot:finding'));
-      // Its marker carries the probe (the command and the file the run wrote), for `apply` to re-run.
+      // Its marker carries the probe (the command and the file the run wrote; it fails on the head as
+      // it is), for `apply` to re-run.
       const marker = parseFindingMarker(body);
       expect(marker?.severity).toBe('P2');
       expect(decodeProbe(marker?.probe ?? '')).toEqual({
         command: 'node probe.mjs',
         files: [
-          { path: 'probe.mjs', content: 'import {add} from "./src/add.js";\nconsole.log(add(2, 3));\n' },
+          {
+            path: 'probe.mjs',
+            content:
+              'import {add} from "./src/add.js";\nconsole.log(add(2, 3));\nif (add(2, 3) !== 5) process.exitCode = 1;\n',
+          },
         ],
       });
       expect(confirmed.verification?.probe?.files.map((f) => f.path)).toEqual(['probe.mjs']);

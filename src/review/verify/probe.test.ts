@@ -9,6 +9,8 @@ import { SecretMasker } from '../../secrets.js';
 import { openDisposableTree } from './disposable-tree.js';
 import {
   MAX_ENCODED_PROBE_CHARS,
+  MAX_PROBE_ENTRIES_VISITED,
+  MAX_PROBE_FILES,
   captureProbeFiles,
   decodeProbe,
   encodeProbe,
@@ -17,6 +19,38 @@ import {
 } from './probe.js';
 import { rerunProbe } from './rerun-probe.js';
 import { hashTree } from './tree-hash.test-helper.js';
+
+describe('capturing a probe from an upper layer', () => {
+  it('keeps the first files by path and stops reading there; looks at a bounded number of entries', async () => {
+    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'probe-capture-')));
+    try {
+      const upper = path.join(dir, 'upper');
+      const lower = path.join(dir, 'lower');
+      execFileSync('mkdir', ['-p', path.join(upper, 'many'), lower]);
+      for (let i = 0; i < 20; i++)
+        writeFileSync(path.join(upper, `t${String(i).padStart(2, '0')}.mjs`), `// ${i}\n`);
+      const kept = await captureProbeFiles(upper, lower);
+      expect(kept.map((f) => f.path)).toEqual(
+        Array.from({ length: MAX_PROBE_FILES }, (_, i) => `t${String(i).padStart(2, '0')}.mjs`),
+      );
+      // Thousands of entries it must pass over (not UTF-8) before the one it could keep: the walk
+      // gives up after MAX_PROBE_ENTRIES_VISITED instead of reading them all.
+      rmSync(upper, { recursive: true });
+      execFileSync('mkdir', ['-p', path.join(upper, 'a')]);
+      const junk = Buffer.from([0xff, 0xfe]);
+      for (let i = 0; i < MAX_PROBE_ENTRIES_VISITED + 10; i++)
+        writeFileSync(path.join(upper, 'a', `j${i}`), junk);
+      writeFileSync(path.join(upper, 'z.mjs'), 'process.exit(1);\n');
+      expect(await captureProbeFiles(upper, lower)).toEqual([]);
+      rmSync(path.join(upper, 'a'), { recursive: true });
+      expect(await captureProbeFiles(upper, lower)).toEqual([
+        { path: 'z.mjs', content: 'process.exit(1);\n' },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('probe encoding', () => {
   it('round-trips a command and its files, bytes exact', () => {
@@ -167,6 +201,26 @@ describe.runIf(detected.kind === 'bwrap')('a probe captured from a run and run a
       .split('\n')
       .filter((l) => l.includes(marker));
     expect(left.filter((l) => !l.includes('ps -eo'))).toEqual([]);
+  });
+
+  it('reports a probe it cannot lay out instead of throwing (a file where a directory must be)', async () => {
+    if (detected.kind !== 'bwrap') return;
+    const result = await rerunProbe({
+      probe: {
+        command: 'true',
+        files: [
+          { path: 'a', content: 'x' },
+          { path: 'a/b', content: 'y' },
+        ],
+      },
+      workspace,
+      sandbox: { status: detected, networkHosts: [] },
+      timeoutMs: 5_000,
+      masker: new SecretMasker([]),
+      scratchDir: scratch,
+    });
+    expect(result.status).toBe('not-run');
+    expect(result.reason).toMatch(/ENOTDIR|EEXIST|not a directory/i);
   });
 
   it('runs nothing without a sandbox', async () => {

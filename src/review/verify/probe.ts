@@ -27,6 +27,8 @@ export const MAX_PROBE_FILE_BYTES = 16 * 1024;
 export const MAX_PROBE_FILES = 8;
 /** Largest encoded probe (base64url of the gzipped JSON), characters: it rides in an inline comment. */
 export const MAX_ENCODED_PROBE_CHARS = 6_000;
+/** Most upper-layer entries a capture looks at (a run may create many files: the walk stays bounded). */
+export const MAX_PROBE_ENTRIES_VISITED = 10_000;
 /** Longest command kept, characters. */
 export const MAX_PROBE_COMMAND_CHARS = 2_000;
 
@@ -79,14 +81,20 @@ async function readNoFollow(file: string): Promise<Buffer> {
  * do not exist in `workspace` (files it changed — the suspect change reverted, say — are not part of
  * the probe: replayed on a new head they would undo the fix). Build and cache directories, files over
  * `MAX_PROBE_FILE_BYTES`, non-UTF-8 files, links and special files (the overlay's whiteouts) are
- * left out; at most `MAX_PROBE_FILES`, by path. Never throws for an unreadable entry (it is left out).
+ * left out; at most `MAX_PROBE_FILES`, by path, looking at no more than `MAX_PROBE_ENTRIES_VISITED`
+ * entries (nothing is read beyond what is kept). Never throws for an unreadable entry (it is left out).
  * Call it once nothing runs in the tree any more (`DisposableTree.stop`).
  */
 export async function captureProbeFiles(upperDir: string, workspace: string): Promise<ProbeFile[]> {
   const found: ProbeFile[] = [];
+  let visited = 0;
+  const done = () => found.length >= MAX_PROBE_FILES || visited >= MAX_PROBE_ENTRIES_VISITED;
   const walk = async (rel: string): Promise<void> => {
+    if (done()) return;
     const entries = await readdir(path.join(upperDir, rel), { withFileTypes: true }).catch(() => []);
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (done()) return;
+      visited += 1;
       const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (!isSafeProbePath(childRel)) continue;
       if (entry.isDirectory()) {
@@ -105,7 +113,7 @@ export async function captureProbeFiles(upperDir: string, workspace: string): Pr
     }
   };
   await walk('');
-  return found.slice(0, MAX_PROBE_FILES);
+  return found;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { ToolSandbox } from '../../agent/sandbox/types.js';
 import type { SecretMasker } from '../../secrets.js';
 import { OVERLAY_FAILED_EXIT, openDisposableTree } from './disposable-tree.js';
 import { isSafeProbePath, type Probe } from './probe.js';
-import { sandboxSkipReason } from './run-verification.js';
+import { sandboxSkipReason } from './sandbox-reason.js';
 
 /** Input of `rerunProbe`. */
 export interface RerunProbeInput {
@@ -48,8 +48,8 @@ export interface ProbeRerun {
 }
 
 /**
- * Runs `probe` on `workspace` as it is now. Never throws for a failing probe or a missing sandbox
- * (see `ProbeRerun`); rejects only when `signal` aborts.
+ * Runs `probe` on `workspace` as it is now. Never throws for a failing probe, a missing sandbox or
+ * a probe that cannot be laid out (see `ProbeRerun`); rejects only when `signal` aborts.
  */
 export async function rerunProbe(input: RerunProbeInput): Promise<ProbeRerun> {
   const started = Date.now();
@@ -72,13 +72,14 @@ export async function rerunProbe(input: RerunProbeInput): Promise<ProbeRerun> {
   } catch (error) {
     return notRun(error instanceof Error ? error.message : String(error));
   }
-  const home = await mkdtemp(path.join(input.scratchDir ?? tmpdir(), 'reviewbot-probe-home-'));
+  let home: string | undefined;
   try {
+    home = await mkdtemp(path.join(input.scratchDir ?? tmpdir(), 'reviewbot-probe-home-'));
     for (const file of input.probe.files) {
       if (!isSafeProbePath(file.path)) continue;
       const target = path.join(tree.upperDir, ...file.path.split('/'));
       await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-      await writeFile(target, file.content, { mode: 0o600 });
+      await writeFile(target, file.content, { mode: 0o600, flag: 'wx' });
     }
     const outcome = await runToolCommand(input.probe.command, {
       workspace: tree.workspace,
@@ -97,8 +98,13 @@ export async function rerunProbe(input: RerunProbeInput): Promise<ProbeRerun> {
     if (outcome.timedOut) return { status: 'timeout', output, exitCode: null, durationMs };
     const status = outcome.exitCode === 0 ? 'passes' : 'fails';
     return { status, output, exitCode: outcome.exitCode, durationMs };
+  } catch (error) {
+    if (input.signal?.aborted) throw error;
+    // A probe that cannot be laid out or run (a full disk, a process that would not stop) is
+    // reported, never thrown: the caller has already pushed and must still reply.
+    return notRun(error instanceof Error ? error.message : String(error));
   } finally {
-    await tree.close();
-    await rm(home, { recursive: true, force: true }).catch(() => undefined);
+    await tree.close().catch(() => undefined);
+    if (home !== undefined) await rm(home, { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -12,7 +12,11 @@ import type { SecretMasker } from '../../secrets.js';
 import type { Finding } from '../types.js';
 import { readAnswer } from './answer.js';
 import { openDisposableTree, type DisposableTree } from './disposable-tree.js';
-import { captureProbeFiles } from './probe.js';
+import { captureProbeFiles, type Probe } from './probe.js';
+import { rerunProbe } from './rerun-probe.js';
+import { sandboxSkipReason } from './sandbox-reason.js';
+
+export { sandboxSkipReason } from './sandbox-reason.js';
 import { buildVerificationPrompt, buildVerificationReask, buildVerificationSystemPrompt } from './prompt.js';
 import { findingSeverity } from './severity.js';
 import type { Verification } from './types.js';
@@ -61,15 +65,6 @@ export interface VerificationRunResult {
 }
 
 const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-
-/** Why a host cannot run verifications, or undefined when it can (bubblewrap is there). */
-export function sandboxSkipReason(sandbox: ToolSandbox): string | undefined {
-  const { status } = sandbox;
-  if (status.kind === 'bwrap') return undefined;
-  if (status.kind === 'off')
-    return 'the tool sandbox is off (agent.sandbox: off); findings are never verified unsandboxed';
-  return `no tool sandbox is available (${status.reason})`;
-}
 
 function outcome(
   status: Verification['status'],
@@ -122,14 +117,8 @@ export async function runVerification(input: VerificationRunInput): Promise<Veri
       return outcome('inconclusive', { reason, durationMs: 0 });
     });
     if (verification.status === 'confirmed' && !timedOut) {
-      // The probe's own files (the test or script it wrote), kept for a re-run after `apply` (§24),
-      // read once nothing runs in the copy any more (no process can swap a file for a link).
-      await tree.stop();
-      const files = await captureProbeFiles(tree.upperDir, tree.workspace).catch(() => []);
-      verification.probe = {
-        command: verification.command,
-        files: files.map((f) => ({ path: f.path, content: input.masker.mask(f.content) })),
-      };
+      const probe = await keptProbe(input, tree, verification.command, input.timeoutMs - elapsed());
+      if (probe) verification.probe = probe;
     }
     return {
       verification: { ...verification, durationMs: elapsed() },
@@ -145,6 +134,51 @@ export async function runVerification(input: VerificationRunInput): Promise<Veri
       input.logger?.error({ reason }, 'could not stop every command of a verification run');
     });
   }
+}
+
+/** Shortest time a confirmed probe gets to show it fails on the head, ms. */
+const MIN_BASELINE_MS = 5_000;
+
+/**
+ * The probe of a confirmed finding, kept for a re-run after `apply` (§24): the command and the files
+ * the run created (the test or script it wrote; secrets masked), read once nothing runs in the copy
+ * any more (no process can swap a file for a link). Kept only when it fails on the pull request's
+ * head as it is — run once more in a fresh copy, within what is left of the run's time (at least
+ * `MIN_BASELINE_MS`) — so that "now passes" after a fix means the fix made it pass. Undefined when
+ * the copy could not be stopped, or the probe passes, times out or cannot run on the head.
+ */
+async function keptProbe(
+  input: VerificationRunInput,
+  tree: DisposableTree,
+  command: string,
+  remainingMs: number,
+): Promise<Probe | undefined> {
+  try {
+    await tree.stop();
+  } catch (error) {
+    input.logger?.warn({ err: error }, 'verification copy did not stop; its probe is not kept');
+    return undefined;
+  }
+  const files = await captureProbeFiles(tree.upperDir, tree.workspace).catch(() => []);
+  const probe: Probe = {
+    command,
+    files: files.map((f) => ({ path: f.path, content: input.masker.mask(f.content) })),
+  };
+  const baseline = await rerunProbe({
+    probe,
+    workspace: input.workspace,
+    sandbox: input.sandbox,
+    timeoutMs: Math.max(MIN_BASELINE_MS, remainingMs),
+    masker: input.masker,
+    ...(input.scratchDir ? { scratchDir: input.scratchDir } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  }).catch(() => undefined);
+  if (baseline?.status === 'fails') return probe;
+  input.logger?.info(
+    { status: baseline?.status ?? 'error' },
+    'the confirmed probe does not fail on the head as it is; it is not kept for apply',
+  );
+  return undefined;
 }
 
 interface Meter {

@@ -29,9 +29,9 @@ export default {
     'src/jobs/mention.ts',
     // Webhook verification.
     'src/platforms/hub-signature-webhook.ts',
-    'src/platforms/github/webhook.ts:21-79',
+    'src/platforms/github/webhook.ts',
     'src/platforms/gitlab/webhook.ts',
-    'src/platforms/gitea/webhook.ts:19-82',
+    'src/platforms/gitea/webhook.ts',
     'src/platforms/azure-devops/webhook.ts',
     // Workspace paths.
     'src/workspace/workspace-path.ts',

@@ -25,7 +25,9 @@ export default defineConfig({
       // Mention extraction and authorisation.
       'src/jobs/mention.test.ts',
       // Webhook verification.
+      'src/platforms/hub-signature-webhook.test.ts',
       'src/platforms/github/webhook-verify.test.ts',
+      'src/platforms/github/webhook-parse.test.ts',
       'src/platforms/gitlab/webhook.test.ts',
       'src/platforms/gitea/webhook.test.ts',
       'src/platforms/azure-devops/webhook.test.ts',

@@ -49,6 +49,12 @@ describe('X-Hub-Signature verification', () => {
     ['a truncated signature', `sha256=${sign('new-secret').slice(0, 62)}`, false],
     ['a signature with a byte too many', `sha256=${sign('new-secret')}00`, false],
     ['text after the signature', `sha256=${sign('new-secret')} x`, false],
+    [
+      'the header sent twice (joined by a comma)',
+      `sha256=${sign('new-secret')}, sha256=${sign('new-secret')}`,
+      false,
+    ],
+    ['text before sha256=', `x-sha256=${sign('new-secret')}`, false],
     ['no hex', 'sha256=', false],
     ['an empty header', '', false],
     ['no header', undefined, false],

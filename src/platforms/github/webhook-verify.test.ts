@@ -71,13 +71,31 @@ describe('GitHub webhook verification', () => {
     expect(splitWebhookSecrets(value)).toEqual(expected);
   });
 
-  it('refuses a setting without any secret', () => {
+  it('refuses a setting without any secret, naming the variable', () => {
     expect(() => splitWebhookSecrets(' , ,')).toThrow(ConfigError);
-    expect(() => createGitHubWebhookHandler([''])).toThrow(ConfigError);
+    expect(() => splitWebhookSecrets(' , ,')).toThrow(
+      'CODEHOST_WEBHOOK_SECRET: no secret in the comma-separated list',
+    );
+    expect(() => createGitHubWebhookHandler([''])).toThrow('CODEHOST_WEBHOOK_SECRET: empty');
   });
 
-  it('reads the delivery id from X-GitHub-Delivery', () => {
+  it('never throws, even on a request whose headers cannot be read', () => {
+    const headers = new Proxy({} as Record<string, string>, {
+      get() {
+        throw new Error('unreadable headers');
+      },
+    });
+    expect(handler.verify({ headers, rawBody: request.rawBody })).toBe(false);
+  });
+
+  it('reads the delivery id from X-GitHub-Delivery, trimmed', () => {
     expect(handler.deliveryId(request)).toBe('72d3162e-cc78-11e3-81ab-4c9367dc0958');
+    expect(handler.deliveryId({ headers: { 'x-github-delivery': ' d-1 ' }, rawBody: Buffer.alloc(0) })).toBe(
+      'd-1',
+    );
+    expect(
+      handler.deliveryId({ headers: { 'x-github-delivery': ' ' }, rawBody: Buffer.alloc(0) }),
+    ).toBeUndefined();
     expect(handler.deliveryId({ headers: {}, rawBody: Buffer.alloc(0) })).toBeUndefined();
   });
 });

@@ -48,7 +48,7 @@ describe('Azure DevOps service hooks', () => {
     const bare = basic.replace(/^Basic /, '');
     expect(handler.verify({ headers: { authorization: bare }, rawBody: Buffer.from('{}') })).toBe(false);
     // The scheme comes first: credentials followed by the word are no Basic credentials.
-    const after = `${bare}== Basic`;
+    const after = `${bare}== Basic x`;
     expect(handler.verify({ headers: { authorization: after }, rawBody: Buffer.from('{}') })).toBe(false);
     expect(handler.verify({ headers: { authorization: `  ${basic} ` }, rawBody: Buffer.from('{}') })).toBe(
       true,

@@ -264,6 +264,15 @@ describe('GitHub webhook handler: what the parser is given', () => {
     });
   });
 
+  it('ignores a delivery without the X-GitHub-Event header, saying so', () => {
+    const payload = issueCommentOnPullRequest();
+    const request = { headers: { 'x-github-delivery': 'd-8' }, rawBody: Buffer.alloc(0) };
+    expect(handler.parse(request, payload as unknown as Record<string, unknown>)).toEqual({
+      kind: 'ignored',
+      reason: 'missing X-GitHub-Event header',
+    });
+  });
+
   it('parses a delivery without X-GitHub-Delivery, with an empty delivery id', () => {
     const payload = issueCommentOnPullRequest();
     const request = { headers: { 'x-github-event': 'issue_comment' }, rawBody: Buffer.alloc(0) };

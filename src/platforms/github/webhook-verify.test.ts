@@ -41,6 +41,8 @@ describe('GitHub webhook verification', () => {
     ['too short', `sha256=${goodHex.slice(0, 62)}`],
     ['too long', `sha256=${goodHex}00`],
     ['not hex', `sha256=${'z'.repeat(64)}`],
+    ['text before sha256=', `x-sha256=${goodHex}`],
+    ['doubled (the header sent twice, joined by a comma)', `sha256=${goodHex}, sha256=${goodHex}`],
     ['one digit off', `sha256=${goodHex.slice(0, 63)}${goodHex.endsWith('0') ? '1' : '0'}`],
     ['another secret', signGitHubWebhook('another-secret', request.rawBody)],
   ])('rejects a %s signature without throwing', (_name, signature) => {

@@ -23,7 +23,7 @@ export default {
     'src/review/prompt.ts',
     // Memory markers: parsing and rendering, the neutraliser, the wire form.
     'src/review/memory/markers.ts',
-    'src/diff/markdown.ts:40-78',
+    'src/diff/markdown.ts:36-74',
     'src/platforms/wire-markers.ts',
     // Mention extraction and authorisation.
     'src/jobs/mention.ts',
@@ -35,8 +35,9 @@ export default {
     'src/platforms/azure-devops/webhook.ts',
     // Workspace paths.
     'src/workspace/workspace-path.ts',
-    // Host-side git guards: being written now (another change); add their module and tests here.
-    // 'src/workspace/<host git guards>.ts',
+    // The host-side git guard (workspaceGitProblem, assertWorkspaceGitSafe, WORKSPACE_GIT_CONFIG);
+    // the module's removeWorkTree below it removes work trees and is no part of the guard.
+    'src/workspace/workspace-guard.ts:28-173',
   ],
   ignorePatterns: ['dist', 'reports', 'bench', 'deploy', 'docs', '.stryker-tmp', 'test/e2e'],
   reporters: ['clear-text', 'progress', 'json'],

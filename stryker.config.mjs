@@ -3,7 +3,9 @@
 // files below one change at a time and runs the unit tests of vitest.mutation.config.ts against
 // each mutant; a mutant no test kills is a change the suite would let through. One module while
 // iterating: `npx stryker run --mutate src/secrets.ts`. The JSON report goes to
-// reports/mutation/mutation.json; the console prints the score of each file.
+// reports/mutation/mutation.json; the console prints the score of each file. After adding tests,
+// run with `--force` once: incremental runs keep the old result of a static mutant (one in
+// module-level code, which no single test covers), so a survivor a new test kills stays listed.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',

@@ -22,10 +22,13 @@ export default defineConfig({
       'src/review/memory/marker-position.test.ts',
       'src/review/memory/forgery.test.ts',
       'src/platforms/wire-markers.test.ts',
+      'src/diff/markdown.test.ts',
       // Mention extraction and authorisation.
       'src/jobs/mention.test.ts',
       // Webhook verification.
+      'src/platforms/hub-signature-webhook.test.ts',
       'src/platforms/github/webhook-verify.test.ts',
+      'src/platforms/github/webhook-parse.test.ts',
       'src/platforms/gitlab/webhook.test.ts',
       'src/platforms/gitea/webhook.test.ts',
       'src/platforms/azure-devops/webhook.test.ts',
@@ -33,6 +36,9 @@ export default defineConfig({
       'src/platforms/bitbucket-server/webhook.test.ts',
       // Workspace paths.
       'src/workspace/workspace-path.test.ts',
+      // The host-side git guard.
+      'src/workspace/workspace-guard-checks.test.ts',
+      'src/workspace/workspace-guard.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -32,6 +32,44 @@ describe('pricing', () => {
     expect(await loadCatalogueRates('openai-compatible', 'llama3')).toBeNull();
   });
 
+  it('has no price for an openai-compatible server serving a model named like a catalogue one', async () => {
+    // The catalogue would price gpt-4o as OpenAI's; behind openai-compatible any server may answer.
+    expect(await loadCatalogueRates('openai-compatible', 'gpt-4o')).toBeNull();
+    expect(await resolveModelRates('openai-compatible', 'gpt-4o')).toBeNull();
+  });
+
+  it('has no price for a model the catalogue lists without an output price (an embedding model)', async () => {
+    expect(await loadCatalogueRates('openai', 'text-embedding-3-small')).toBeNull();
+  });
+
+  it('has no price without a model id', async () => {
+    expect(await resolveModelRates('anthropic', undefined)).toBeNull();
+  });
+
+  it('agrees with calcPrice for a model of flat prices without a cache-write price (gpt-4o)', async () => {
+    const rates = await loadCatalogueRates('openai', 'gpt-4o');
+    expect(rates).not.toBeNull();
+    for (const u of [
+      { input: 1_000_000, cacheWrite: 0, cacheRead: 0, output: 0 },
+      { input: 0, cacheWrite: 0, cacheRead: 0, output: 1_000_000 },
+      { input: 1_000_000, cacheWrite: 1_000_000, cacheRead: 1_000_000, output: 1_000_000 },
+      { input: 0, cacheWrite: 0, cacheRead: 300_000, output: 0 },
+    ]) {
+      const reference = calcPrice(
+        {
+          input_tokens: u.input + u.cacheWrite + u.cacheRead,
+          cache_write_tokens: u.cacheWrite,
+          cache_read_tokens: u.cacheRead,
+          output_tokens: u.output,
+        },
+        'gpt-4o',
+        { providerId: 'openai' },
+      );
+      expect(reference!.total_price).toBeGreaterThan(0);
+      expect(costOfCall(u, rates!)).toBeCloseTo(reference!.total_price, 12);
+    }
+  });
+
   it('prefers agent.pricing, cache prices defaulting to the input price', async () => {
     const rates = await resolveModelRates('openai-compatible', 'llama3', {
       input_per_mtok: 1,
@@ -148,6 +186,12 @@ describe('context price tiers', () => {
     expect(costOfCall(usage(300, 0, 0, 0), rates)).toBeCloseTo((300 * 2) / 1e6, 15);
     expect(costOfCall(usage(301, 0, 0, 0), rates)).toBeCloseTo((301 * 3) / 1e6, 15);
     expect(costOfCall(usage(0, 0, 0, 0), rates)).toBe(0);
+  });
+
+  it('bills every token at a tier that starts at 0', () => {
+    const rate = { base: 1, tiers: [{ start: 0, price: 4 }] };
+    const rates: ModelRates = { input: rate, cacheWrite: rate, cacheRead: rate, output: flatRate(0) };
+    expect(costOfCall(usage(1, 0, 0, 0), rates)).toBeCloseTo(4 / 1e6, 15);
   });
 
   it('agrees with the catalogue’s own calcPrice across the boundary, cache-heavy or not', async () => {

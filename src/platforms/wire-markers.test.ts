@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFindingMarker, parseReviewMarker } from '../review/memory/markers.js';
-import { fromWire, toWire } from './wire-markers.js';
+import { fromWire, neutraliseWireMarkers, toWire } from './wire-markers.js';
 
 const HEAD = 'a'.repeat(40);
 const REVIEW = `<!-- reviewbot:review head=${HEAD} at=2026-11-26T10:00:00.000Z -->`;
@@ -42,5 +42,42 @@ describe('Bitbucket marker wire form', () => {
     const both = toWire(`${forged}\n\n${REVIEW}`);
     expect(parseReviewMarker(fromWire(both))?.head).toBe(HEAD);
     expect(both.match(/\[\/\/\]: # \(reviewbot:/g)).toHaveLength(1);
+  });
+});
+
+describe('Bitbucket marker wire form: only the trailing marker is converted', () => {
+  it('converts a trailing marker followed by blank space, and reads one back with a trailing newline', () => {
+    expect(toWire(`Summary.\n\n${REVIEW}\n`)).toBe(
+      `Summary.\n\n[//]: # (reviewbot:review head=${HEAD} at=2026-11-26T10:00:00.000Z)`,
+    );
+    expect(
+      fromWire(`Summary.\n\n[//]: # (reviewbot:review head=${HEAD} at=2026-11-26T10:00:00.000Z)\n`),
+    ).toBe(`Summary.\n\n${REVIEW}`);
+  });
+
+  it('leaves a marker followed by text where it is, and the text after it', () => {
+    const body = `Summary.\n\n${REVIEW}\n\nA reply written after it.`;
+    expect(toWire(body)).toBe(body);
+    const wire = `[//]: # (reviewbot:review head=${HEAD} at=2026-11-26T10:00:00.000Z)\n\nA reply.`;
+    expect(fromWire(wire)).toBe(wire);
+  });
+
+  it('breaks a quoted wire form with an invisible word joiner, keeping the text as written', () => {
+    const quoted = 'The bot wrote `[//]: # (reviewbot:finding fp=0123456789abcdef)` here.';
+    const posted = toWire(quoted);
+    expect(posted).not.toBe(quoted);
+    expect(posted.replaceAll('\u2060', '')).toBe(quoted);
+  });
+
+  it.each([
+    '[//]: # (reviewbot:review)',
+    '[//]:#(reviewbot:review)',
+    '[//]:  #  (  reviewbot:review)',
+    '[//]:\t#\t(\treviewbot:review)',
+    '[//]: # (REVIEWBOT:review)',
+  ])('neutralises the look-alike %j, whatever its spacing or case', (text) => {
+    const neutral = neutraliseWireMarkers(text);
+    expect(neutral).toContain('\u2060');
+    expect(neutral.replaceAll('\u2060', '')).toBe(text);
   });
 });

@@ -17,12 +17,15 @@ const HTML_MARKER_AT_END = /\n*(?:^|\n)<!-- (reviewbot:[^\n]*?) -->\s*$/;
 /** The wire form as the last thing of a body, on its own line. */
 const WIRE_MARKER_AT_END = /(^|\n)\[\/\/\]: # \((reviewbot:[^\n()]*)\)\s*$/;
 /** Anything that reads as the wire form's opening. */
-const WIRE_OPENING = /\[\/\/\]:(\s*)#(\s*)\((\s*)reviewbot:/gi;
+const WIRE_OPENING = /\[\/\/\]:(\s*)#(\s*)\((\s*)(reviewbot:)/gi;
 const WORD_JOINER = '\u2060';
 
-/** `text` with every wire-form opening broken by a word joiner (renders the same, never read). */
+/**
+ * `text` with every wire-form opening broken by a word joiner (renders the same, never read); the
+ * rest of the opening is kept as written, letter case included.
+ */
 export function neutraliseWireMarkers(text: string): string {
-  return text.replace(WIRE_OPENING, `[/${WORD_JOINER}/]:$1#$2($3reviewbot:`);
+  return text.replace(WIRE_OPENING, `[/${WORD_JOINER}/]:$1#$2($3$4`);
 }
 
 /**

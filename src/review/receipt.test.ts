@@ -64,6 +64,35 @@ describe('receipt', () => {
   });
 });
 
+describe('receipt: why files were not reviewed, and the findings', () => {
+  it('gives each file not reviewed its reason', () => {
+    const receipt = buildReceipt({
+      ...receiptInput(),
+      notReviewed: ['src/huge.ts', 'src/late.ts'],
+      notReviewedReasons: { 'src/huge.ts': 'no diff from the platform' },
+    });
+    expect(receipt.notReviewedReasons).toEqual({ 'src/huge.ts': 'no diff from the platform' });
+    const text = renderReceipt(receipt);
+    expect(text).toContain('- `src/huge.ts` (no diff from the platform)');
+    expect(text).toContain('- `src/late.ts`\n');
+  });
+
+  it('carries no reasons when every file was reviewed', () => {
+    const receipt = buildReceipt({ ...receiptInput(), notReviewedReasons: { 'src/a.ts': 'stale' } });
+    expect(receipt).not.toHaveProperty('notReviewedReasons');
+  });
+
+  it('counts the findings per severity, and those below review.min_severity', () => {
+    const findings = { bySeverity: { P0: 1, P1: 0, P2: 2, P3: 0 }, belowThreshold: 3 };
+    const receipt = buildReceipt({ ...receiptInput(), findings });
+    expect(receipt.findings).toEqual(findings);
+    expect(renderReceipt(receipt)).toContain(
+      '- Findings: P0 ×1 · P1 ×0 · P2 ×2 · P3 ×0 · 3 below `review.min_severity` (not posted)',
+    );
+    expect(buildReceipt(receiptInput())).not.toHaveProperty('findings');
+  });
+});
+
 function receiptInput() {
   return {
     model: 'm',

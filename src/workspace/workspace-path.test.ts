@@ -2,6 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import {
+  LAYOUT_MARKER,
+  PR_LOCK_NAME,
   decodePathSegment,
   depsPath,
   encodePathSegment,
@@ -46,6 +48,13 @@ describe('workspacePath', () => {
       '/var/reviewbot/azure-devops/R%26D%20%282026%29/O%27Brien%21/pr-2',
     ],
     ['azure-devops', 'Café/Zürich', 3, '/var/reviewbot/azure-devops/Caf%C3%A9/Z%C3%BCrich/pr-3'],
+    // Names that only look like layout directories are repositories like any other.
+    ['gitlab', 'acme/.storefront', 1, '/var/reviewbot/gitlab/acme/.storefront/pr-1'],
+    ['gitlab', 'acme/.deps-old', 1, '/var/reviewbot/gitlab/acme/.deps-old/pr-1'],
+    ['gitlab', 'acme/app-pr-7', 1, '/var/reviewbot/gitlab/acme/app-pr-7/pr-1'],
+    ['gitlab', 'acme/pr-7x', 1, '/var/reviewbot/gitlab/acme/pr-7x/pr-1'],
+    // A directory name may be as long as the file system takes: 255 bytes.
+    ['github', `acme/${'a'.repeat(255)}`, 1, `/var/reviewbot/github/acme/${'a'.repeat(255)}/pr-1`],
   ] as const)('%s %s #%i → %s', (platform, repo, pr, expected) => {
     expect(workspacePath(base, platform, repo, pr)).toBe(expected);
   });
@@ -112,6 +121,52 @@ describe('workspacePath', () => {
   it.each([[0], [-1], [1.5], [Number.NaN], [Number.MAX_SAFE_INTEGER + 1]])('rejects the number %d', (pr) => {
     expect(() => workspacePath(base, 'github', 'acme/widgets', pr)).toThrow(UsageError);
   });
+
+  it.each([
+    [
+      'an empty base directory',
+      () => workspacePath('', 'github', 'acme/widgets', 1),
+      'the workspace base directory is empty',
+    ],
+    [
+      'a name of one segment',
+      () => workspacePath(base, 'github', 'widgets', 1),
+      'invalid repository name "widgets" (expected owner/repo or group/.../project)',
+    ],
+    [
+      'a `..` segment',
+      () => workspacePath(base, 'gitlab', 'acme/..', 1),
+      'invalid repository name "acme/..": segment ".." is not allowed in a workspace path',
+    ],
+    [
+      'a control character',
+      () => workspacePath(base, 'gitlab', 'acme/a\nb', 1),
+      'invalid repository name "acme/a\\nb": segment "a\\nb" is not allowed in a workspace path',
+    ],
+    [
+      'a directory name of 256 bytes',
+      () => workspacePath(base, 'github', `acme/${'a'.repeat(256)}`, 1),
+      `repository "acme/${'a'.repeat(256)}" is not supported: its path segment "${'a'.repeat(256)}" makes a directory name longer than 255 bytes`,
+    ],
+    [
+      'a layout name',
+      () => workspacePath(base, 'gitlab', 'acme/app/pr-7', 1),
+      'repository "acme/app/pr-7" is not supported: its path segment "pr-7" could be taken for a workspace directory',
+    ],
+    [
+      'a platform name with a slash',
+      () => workspacePath(base, 'a/b' as 'github', 'acme/widgets', 1),
+      'invalid platform name "a/b" in a workspace path',
+    ],
+    [
+      'pull request number 0',
+      () => workspacePath(base, 'github', 'acme/widgets', 0),
+      'invalid pull request number 0 (expected an integer >= 1)',
+    ],
+  ])('says what is wrong with %s', (_name, call, message) => {
+    expect(call).toThrow(UsageError);
+    expect(call).toThrow(message);
+  });
 });
 
 describe('encodePathSegment and decodePathSegment', () => {
@@ -123,7 +178,20 @@ describe('encodePathSegment and decodePathSegment', () => {
   });
 
   it('give distinct names distinct directories, and decode each back', () => {
-    const names = ['a b', 'a%20b', 'a%2520b', 'a+b', 'a_b', 'a%b', 'a\\b', 'A B', 'é', '%C3%A9', 'e\u0301'];
+    const names = [
+      'a b',
+      'a%20b',
+      'a%2520b',
+      'a+b',
+      'a_b',
+      'a%b',
+      'a\\b',
+      'A B',
+      'é',
+      '%C3%A9',
+      'e\u0301',
+      'a\tb',
+    ];
     const dirs = names.map(encodePathSegment);
     expect(new Set(dirs).size).toBe(names.length);
     for (const [i, dir] of dirs.entries()) {
@@ -154,6 +222,33 @@ describe('encodePathSegment and decodePathSegment', () => {
     expect(depsPath(base, 'azure-devops', 'Fabrikam Fiber/widgets')).toBe(
       '/var/reviewbot/azure-devops/Fabrikam%20Fiber/widgets/.deps',
     );
+  });
+});
+
+describe('workspace directory names', () => {
+  it('finds the store of a pr-<N> workspace only', () => {
+    expect(storeObjectsDirOf('/var/reviewbot/github/acme/widgets/pr-12')).toBe(
+      '/var/reviewbot/github/acme/widgets/.store/git/objects',
+    );
+    for (const name of ['pr-7.lock', 'xpr-7', 'pr-07', 'pr-0', 'pr-', '.deps', 'widgets']) {
+      expect(storeObjectsDirOf(`/var/reviewbot/github/acme/widgets/${name}`), name).toBeUndefined();
+    }
+  });
+
+  it('names a workspace’s lock directory and its helpers as locks, and nothing else', () => {
+    const lock = path.basename(workspaceLockDir(workspacePath(base, 'github', 'acme/widgets', 12)));
+    expect(lock).toBe('pr-12.lock');
+    for (const name of [lock, 'pr-12.lock.takeover', 'pr-7.lock.stale-1', 'PR-7.LOCK']) {
+      expect(PR_LOCK_NAME.test(name), name).toBe(true);
+    }
+    for (const name of ['pr-12', 'pr-.lock', 'xpr-7.lock', 'app-pr-7.lock', 'pr-x.lock']) {
+      expect(PR_LOCK_NAME.test(name), name).toBe(false);
+    }
+  });
+
+  it('records the layout in a dot-name, which is never a platform directory', () => {
+    expect(LAYOUT_MARKER.startsWith('.') && LAYOUT_MARKER.length > 1).toBe(true);
+    expect(() => workspacePath(base, LAYOUT_MARKER as 'github', 'acme/widgets', 1)).toThrow(UsageError);
   });
 });
 

@@ -42,6 +42,64 @@ describe('Azure DevOps service hooks', () => {
     expect(handler.deliveryId(request(payload))).toBe(EVENT_ID);
   });
 
+  it('refuses credentials without the Basic scheme, or without a user part', () => {
+    const payload = pullRequestEvent('git.pullrequest.created', PR, EVENT_ID);
+    const basic = request(payload).headers.authorization;
+    const bare = basic.replace(/^Basic /, '');
+    expect(handler.verify({ headers: { authorization: bare }, rawBody: Buffer.from('{}') })).toBe(false);
+    // The scheme comes first: credentials followed by the word are no Basic credentials.
+    const after = `${bare}== Basic x`;
+    expect(handler.verify({ headers: { authorization: after }, rawBody: Buffer.from('{}') })).toBe(false);
+    expect(handler.verify({ headers: { authorization: `  ${basic} ` }, rawBody: Buffer.from('{}') })).toBe(
+      true,
+    );
+    expect(handler.verify({ headers: { authorization: `basic ${bare}` }, rawBody: Buffer.from('{}') })).toBe(
+      true,
+    );
+    const noColon = `Basic ${Buffer.from('hookssecret').toString('base64')}`;
+    expect(handler.verify({ headers: { authorization: noColon }, rawBody: Buffer.from('{}') })).toBe(false);
+  });
+
+  it('never throws from verify, even on a request whose headers cannot be read', () => {
+    const headers = new Proxy({} as Record<string, string>, {
+      get() {
+        throw new Error('unreadable headers');
+      },
+    });
+    expect(handler.verify({ headers, rawBody: Buffer.from('{}') })).toBe(false);
+  });
+
+  it.each([
+    ['an empty user', '', 'secret'],
+    ['an empty password', 'hooks', ''],
+  ])('refuses %s at start-up, naming both variables', (_name, user, password) => {
+    expect(() => createAzureWebhookHandler(user, password)).toThrow(
+      'AZURE_DEVOPS_WEBHOOK_USER / AZURE_DEVOPS_WEBHOOK_SECRET: empty',
+    );
+  });
+
+  it('takes as delivery id only a GUID, lower-cased', () => {
+    const id = (value: unknown) => handler.deliveryId(request({ id: value }));
+    expect(id(EVENT_ID.toUpperCase())).toBe(EVENT_ID);
+    expect(id('not-a-guid')).toBeUndefined();
+    expect(id(42)).toBeUndefined();
+    expect(handler.deliveryId({ headers: {}, rawBody: Buffer.from('null') })).toBeUndefined();
+  });
+
+  it('answers "unreadable payload" instead of throwing when reading the body fails', () => {
+    const payload = { ...pullRequestEvent('git.pullrequest.created', PR, EVENT_ID) };
+    Object.defineProperty(payload, 'resource', {
+      enumerable: true,
+      get() {
+        throw new Error('unreadable');
+      },
+    });
+    expect(handler.parse({ headers: {}, rawBody: Buffer.from('{}') }, payload)).toEqual({
+      kind: 'ignored',
+      reason: 'unreadable payload',
+    });
+  });
+
   it('takes the delivery id from the top-level id, never a nested one that comes first', () => {
     const {
       id: _id,

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WebhookRequest } from '../types.js';
 import { createGiteaWebhookHandler } from './webhook.js';
+import { decodeWebhookBody } from '../../server/decode-body.js';
 import { CTX, HOOKS, PR, startHooksHarness, type HooksHarness } from './gitea-hooks.test-helper.js';
 import { signGiteaPayload } from '../../../test/support/fake-gitea/send-webhook.js';
 import {
@@ -48,6 +49,9 @@ describe('Gitea webhook verification', () => {
     ['both, one wrong', { 'x-gitea-signature': sig, 'x-forgejo-signature': '0'.repeat(64) }, false],
     ['a GitHub-style prefix', { 'x-gitea-signature': `sha256=${sig}` }, false],
     ['a truncated signature', { 'x-gitea-signature': sig.slice(0, 63) }, false],
+    ['a 65th digit', { 'x-gitea-signature': `${sig}0` }, false],
+    ['the header sent twice (joined by a comma)', { 'x-gitea-signature': `${sig}, ${sig}` }, false],
+    ['both, one with a 65th digit', { 'x-gitea-signature': sig, 'x-forgejo-signature': `${sig}0` }, false],
     ['an empty signature (a webhook without secret)', { 'x-gitea-signature': '' }, false],
     ['only X-Hub-Signature-256', { 'x-hub-signature-256': `sha256=${sig}` }, false],
     ['nothing', {}, false],
@@ -64,8 +68,70 @@ describe('Gitea webhook verification', () => {
     expect(handler.verify(req({ ...type, 'x-gitea-signature': sig }, 'other=1'))).toBe(false);
   });
 
+  it('checks the bytes the server decodes: the content type decides, read the same way', () => {
+    const form = new URLSearchParams({ payload: body }).toString();
+    const formSig = { 'x-gitea-signature': sig };
+    const wholeSig = { 'x-gitea-signature': signGiteaPayload(HOOKS.secret, form) };
+    for (const [type, isForm] of [
+      ['application/x-www-form-urlencoded', true],
+      ['Application/X-WWW-Form-Urlencoded; charset=UTF-8', true],
+      [' application/x-www-form-urlencoded', true],
+      ['application/json', false],
+      ['text/plain; note=application/x-www-form-urlencoded', false],
+      ['xapplication/x-www-form-urlencoded', false],
+      ['application/x-www-form-urlencodedx', false],
+    ] as const) {
+      const decoded = decodeWebhookBody(type, Buffer.from(form));
+      expect(decoded.ok, type).toBe(isForm);
+      expect(handler.verify(req({ 'content-type': type, ...formSig }, form)), type).toBe(isForm);
+      expect(handler.verify(req({ 'content-type': type, ...wholeSig }, form)), type).toBe(!isForm);
+    }
+  });
+
   it('refuses an empty secret list', () => {
     expect(() => createGiteaWebhookHandler(['', ''])).toThrow(/GITEA_WEBHOOK_SECRET/);
+  });
+
+  it('never throws from verify, even on a request whose headers cannot be read', () => {
+    const headers = new Proxy({} as Record<string, string>, {
+      get() {
+        throw new Error('unreadable headers');
+      },
+    });
+    expect(handler.verify({ headers, rawBody: Buffer.from(body) })).toBe(false);
+  });
+
+  it('reads the delivery id from X-Gitea-Delivery, else X-Forgejo-Delivery, trimmed', () => {
+    expect(handler.deliveryId(req({ 'x-gitea-delivery': ' d-1 ', 'x-forgejo-delivery': 'd-2' }))).toBe('d-1');
+    expect(handler.deliveryId(req({ 'x-forgejo-delivery': 'd-2' }))).toBe('d-2');
+    expect(handler.deliveryId(req({ 'x-gitea-delivery': ' ' }))).toBeUndefined();
+  });
+
+  it.each([
+    ['X-Forgejo-Event alone', { 'x-forgejo-event': 'issue_comment' }],
+    ['X-Forgejo-Event-Type alone', { 'x-forgejo-event-type': 'pull_request_comment' }],
+    ['X-Gitea-Event-Type, trimmed', { 'x-gitea-event-type': ' pull_request_comment ' }],
+  ])('parses a delivery naming its event with %s', (_name, headers) => {
+    const hook = comment(`@${HOOKS.reviewer} go`);
+    expect(handler.parse(req({ ...headers, 'x-forgejo-delivery': 'd-3' }), hook.payload)).toMatchObject({
+      kind: 'event',
+      comment: { prNumber: PR.number, deliveryId: 'd-3' },
+    });
+    expect(handler.parse(req(headers), hook.payload)).toMatchObject({ comment: { deliveryId: '' } });
+  });
+
+  it('answers "unreadable payload" instead of throwing when reading the body fails', () => {
+    const payload = { ...comment(`@${HOOKS.reviewer} go`).payload };
+    Object.defineProperty(payload, 'comment', {
+      enumerable: true,
+      get() {
+        throw new Error('unreadable');
+      },
+    });
+    expect(handler.parse(req({ 'x-gitea-event': 'issue_comment' }), payload)).toEqual({
+      kind: 'ignored',
+      reason: 'unreadable payload',
+    });
   });
 });
 

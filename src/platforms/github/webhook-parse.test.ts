@@ -250,3 +250,47 @@ describe('GitHub webhook parsing', () => {
     expect(handler.parse(request, {})).toEqual({ kind: 'ignored', reason: 'missing X-GitHub-Event header' });
   });
 });
+
+describe('GitHub webhook handler: what the parser is given', () => {
+  it('passes the trimmed X-GitHub-Event and X-GitHub-Delivery', () => {
+    const payload = issueCommentOnPullRequest();
+    const request = {
+      headers: { 'x-github-event': ' issue_comment ', 'x-github-delivery': ' d-7 ' },
+      rawBody: Buffer.from(JSON.stringify(payload)),
+    };
+    expect(handler.parse(request, payload as unknown as Record<string, unknown>)).toMatchObject({
+      kind: 'event',
+      comment: { commentType: 'issue_comment', deliveryId: 'd-7' },
+    });
+  });
+
+  it('ignores a delivery without the X-GitHub-Event header, saying so', () => {
+    const payload = issueCommentOnPullRequest();
+    const request = { headers: { 'x-github-delivery': 'd-8' }, rawBody: Buffer.alloc(0) };
+    expect(handler.parse(request, payload as unknown as Record<string, unknown>)).toEqual({
+      kind: 'ignored',
+      reason: 'missing X-GitHub-Event header',
+    });
+  });
+
+  it('parses a delivery without X-GitHub-Delivery, with an empty delivery id', () => {
+    const payload = issueCommentOnPullRequest();
+    const request = { headers: { 'x-github-event': 'issue_comment' }, rawBody: Buffer.alloc(0) };
+    expect(handler.parse(request, payload as unknown as Record<string, unknown>)).toMatchObject({
+      kind: 'event',
+      comment: { deliveryId: '' },
+    });
+  });
+
+  it('answers "unreadable payload" instead of throwing when reading the body fails', () => {
+    const payload = { ...issueCommentOnPullRequest() } as unknown as Record<string, unknown>;
+    Object.defineProperty(payload, 'comment', {
+      enumerable: true,
+      get() {
+        throw new Error('unreadable');
+      },
+    });
+    const request = { headers: { 'x-github-event': 'issue_comment' }, rawBody: Buffer.alloc(0) };
+    expect(handler.parse(request, payload)).toEqual({ kind: 'ignored', reason: 'unreadable payload' });
+  });
+});

@@ -41,6 +41,8 @@ describe('GitHub webhook verification', () => {
     ['too short', `sha256=${goodHex.slice(0, 62)}`],
     ['too long', `sha256=${goodHex}00`],
     ['not hex', `sha256=${'z'.repeat(64)}`],
+    ['text before sha256=', `x-sha256=${goodHex}`],
+    ['doubled (the header sent twice, joined by a comma)', `sha256=${goodHex}, sha256=${goodHex}`],
     ['one digit off', `sha256=${goodHex.slice(0, 63)}${goodHex.endsWith('0') ? '1' : '0'}`],
     ['another secret', signGitHubWebhook('another-secret', request.rawBody)],
   ])('rejects a %s signature without throwing', (_name, signature) => {
@@ -71,13 +73,31 @@ describe('GitHub webhook verification', () => {
     expect(splitWebhookSecrets(value)).toEqual(expected);
   });
 
-  it('refuses a setting without any secret', () => {
+  it('refuses a setting without any secret, naming the variable', () => {
     expect(() => splitWebhookSecrets(' , ,')).toThrow(ConfigError);
-    expect(() => createGitHubWebhookHandler([''])).toThrow(ConfigError);
+    expect(() => splitWebhookSecrets(' , ,')).toThrow(
+      'CODEHOST_WEBHOOK_SECRET: no secret in the comma-separated list',
+    );
+    expect(() => createGitHubWebhookHandler([''])).toThrow('CODEHOST_WEBHOOK_SECRET: empty');
   });
 
-  it('reads the delivery id from X-GitHub-Delivery', () => {
+  it('never throws, even on a request whose headers cannot be read', () => {
+    const headers = new Proxy({} as Record<string, string>, {
+      get() {
+        throw new Error('unreadable headers');
+      },
+    });
+    expect(handler.verify({ headers, rawBody: request.rawBody })).toBe(false);
+  });
+
+  it('reads the delivery id from X-GitHub-Delivery, trimmed', () => {
     expect(handler.deliveryId(request)).toBe('72d3162e-cc78-11e3-81ab-4c9367dc0958');
+    expect(handler.deliveryId({ headers: { 'x-github-delivery': ' d-1 ' }, rawBody: Buffer.alloc(0) })).toBe(
+      'd-1',
+    );
+    expect(
+      handler.deliveryId({ headers: { 'x-github-delivery': ' ' }, rawBody: Buffer.alloc(0) }),
+    ).toBeUndefined();
     expect(handler.deliveryId({ headers: {}, rawBody: Buffer.alloc(0) })).toBeUndefined();
   });
 });

@@ -44,10 +44,24 @@ describe('GitLab webhook verification', () => {
     expect(handler.deliveryId(request({}))).toBeUndefined();
   });
 
-  it('splits a rotation list and refuses an empty one', () => {
+  it('splits a rotation list and refuses an empty one, naming the variable', () => {
     expect(splitGitLabSecrets(' new , old ,')).toEqual(['new', 'old']);
     expect(() => splitGitLabSecrets(' , ')).toThrow(ConfigError);
+    expect(() => splitGitLabSecrets(' , ')).toThrow(
+      'GITLAB_WEBHOOK_SECRET: no secret in the comma-separated list',
+    );
     expect(() => createGitLabWebhookHandler([])).toThrow(/GITLAB_WEBHOOK_SECRET/);
+  });
+
+  it('refuses a list holding only empty secrets at start-up, not at the first delivery', () => {
+    expect(() => createGitLabWebhookHandler([''])).toThrow('GITLAB_WEBHOOK_SECRET: empty');
+    expect(() => createGitLabWebhookHandler(['', ''])).toThrow(ConfigError);
+  });
+
+  it('ignores an empty entry next to a real secret: an empty token still verifies nothing', () => {
+    const withBlank = createGitLabWebhookHandler(['', SECRET]);
+    expect(withBlank.verify(request({ 'x-gitlab-token': SECRET }))).toBe(true);
+    expect(withBlank.verify(request({ 'x-gitlab-token': '' }))).toBe(false);
   });
 });
 
@@ -96,6 +110,38 @@ describe('GitLab webhook parsing', () => {
     Object.assign(hook.object_attributes.position, { new_line: null, old_line: 12 });
     expect(parse('Note Hook', hook)).toMatchObject({
       comment: { line: 12, side: 'LEFT', filePath: 'lib/parser.rb' },
+    });
+  });
+
+  it('passes the trimmed delivery id and event name to the parser', () => {
+    const handler = createGitLabWebhookHandler([SECRET]);
+    const headers = { 'x-gitlab-event': ' Note Hook ', 'x-gitlab-event-uuid': ' uuid-1 ' };
+    expect(handler.parse(request(headers), mergeRequestNoteHook())).toMatchObject({
+      kind: 'event',
+      comment: { commentId: '1244', deliveryId: 'uuid-1' },
+    });
+  });
+
+  it('parses a delivery without X-Gitlab-Event-UUID, with an empty delivery id', () => {
+    const handler = createGitLabWebhookHandler([SECRET]);
+    expect(handler.parse(request({ 'x-gitlab-event': 'Note Hook' }), mergeRequestNoteHook())).toMatchObject({
+      kind: 'event',
+      comment: { commentId: '1244', deliveryId: '' },
+    });
+  });
+
+  it('answers "unreadable payload" instead of throwing when reading the body fails', () => {
+    const handler = createGitLabWebhookHandler([SECRET]);
+    const body = mergeRequestNoteHook();
+    Object.defineProperty(body, 'object_attributes', {
+      enumerable: true,
+      get() {
+        throw new Error('unreadable');
+      },
+    });
+    expect(handler.parse(request({ 'x-gitlab-event': 'Note Hook' }), body)).toEqual({
+      kind: 'ignored',
+      reason: 'unreadable payload',
     });
   });
 

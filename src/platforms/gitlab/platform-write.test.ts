@@ -183,6 +183,37 @@ describe('GitLab platform: posting', () => {
     expect(inThread.url).toBe(`${kit.fake.url}/${PROJECT}/-/merge_requests/${IID}#note_${inThread.id}`);
   });
 
+  it('posts no quick action: a line the model starts with /merge, /approve or /close stays text; code stays byte-exact', async () => {
+    const hostile = [
+      'The fix is easy.',
+      '/merge',
+      '  /approve',
+      'Then:\r\n/close',
+      '```sh',
+      '/usr/bin/env node probe.mjs',
+      '```',
+    ].join('\n');
+    const before = kit.fake.quickActions.length;
+    const platform = kit.platform();
+    await platform.postReply({ repoFullName: PROJECT, prNumber: IID }, hostile);
+    await platform.submitReview(PROJECT, IID, {
+      body: `Summary.\n/label ~security`,
+      commitSha: kit.scenario.headSha,
+      comments: [
+        { ...cases[0]![1], body: `Finding.\n/assign @mallory\n\n\`\`\`suggestion:-0+0\n/keep\n\`\`\`` },
+      ],
+    });
+    expect(kit.fake.quickActions.slice(before)).toEqual([]);
+    const posted = kit.fake.notes.slice(-3).map((n) => n.body);
+    expect(posted.join('\n')).toContain('\u2060/merge');
+    expect(posted.join('\n')).toContain('  \u2060/approve');
+    expect(posted.join('\n')).toContain('\r\n\u2060/close');
+    // Inside code nothing changes: a probe's command, a suggestion's lines.
+    expect(posted.join('\n')).toContain('```sh\n/usr/bin/env node probe.mjs\n```');
+    expect(posted.join('\n')).toContain('```suggestion:-0+0\n/keep\n```');
+    expect(kit.fake.violations).toEqual([]);
+  });
+
   it('awards eyes on the note once, a repeat award being no error', async () => {
     const seeded = kit.fake.addNote({
       project: PROJECT,

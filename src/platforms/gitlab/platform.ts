@@ -17,6 +17,7 @@ import type { GitLabSettings } from './settings.js';
 import { submitGitLabReview } from './submit-review.js';
 import { createGitLabWebhookHandler, splitGitLabSecrets } from './webhook.js';
 import { onceUntilRejected } from '../../once-until-rejected.js';
+import { neutraliseQuickActions } from './quick-actions.js';
 
 /** Options of `createGitLabPlatform`. */
 export interface GitLabPlatformOptions {
@@ -157,8 +158,9 @@ export function createGitLabPlatform(options: GitLabPlatformOptions): Platform {
       });
     },
 
-    async postReply(target, body) {
+    async postReply(target, text) {
       const { repoFullName: project, prNumber: iid } = target;
+      const body = neutraliseQuickActions(text);
       const { discussionId } = target;
       const posted: unknown = await call(
         `post a reply on ${ref(project, iid)}`,

@@ -22,6 +22,7 @@ import {
   Note,
   type DiffRefs,
 } from './schemas.js';
+import { neutraliseQuickActions } from './quick-actions.js';
 
 /** Heading of the note section listing comments that could not be posted inline. */
 export const UNPLACED_HEADING = 'Comments that could not be placed on the diff';
@@ -172,7 +173,7 @@ export async function submitGitLabReview(
     try {
       const { body } = await ctx.call(`open a diff discussion on ${project}!${iid}`, () =>
         ctx.client.api.post(`${endpoint}/discussions`, {
-          body: { body: comment.body, position: { ...position } },
+          body: { body: neutraliseQuickActions(comment.body), position: { ...position } },
           signal: AbortSignal.timeout(ctx.client.timeoutMs),
         }),
       );
@@ -191,7 +192,7 @@ export async function submitGitLabReview(
   if (text === '' && last) return last;
   const note = Note.parse(
     await ctx.call(`post a note on ${project}!${iid}`, () =>
-      ctx.client.notes.create(project, iid, text === '' ? '_No comments._' : text),
+      ctx.client.notes.create(project, iid, text === '' ? '_No comments._' : neutraliseQuickActions(text)),
     ),
   );
   return { id: String(note.id), url: ctx.noteUrl(mr.web_url, note.id) };

@@ -99,6 +99,9 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
     requests,
     gitRequests: git.requests,
     violations,
+    get quickActions() {
+      return state.quickActions;
+    },
     get discussions() {
       return state.discussions.map((d) => ({
         id: d.id,

@@ -10,6 +10,30 @@ import { mergeRequestOf, requiredText, type Route, type RouteResult } from './ro
 import { awardJson, discussionJson, noteJson } from './shapes.js';
 import type { DiscussionRecord, FakeState, MergeRequestRecord, NoteRecord, UserRecord } from './state.js';
 
+/**
+ * Records the quick actions GitLab would run from `body` (GitLab docs, "GitLab quick actions"): a
+ * line that starts with `/` and a command name, outside fenced code blocks. The real GitLab runs
+ * them as the note's author and strips them from the note; the fake only records them, so a test can
+ * assert that the bot never posts one.
+ */
+export function recordQuickActions(state: FakeState, author: UserRecord, body: string): void {
+  let fence: string | undefined;
+  for (const line of body.split(/\r\n|\r|\n/)) {
+    const opening = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence === undefined && opening?.[1]) {
+      fence = opening[1];
+      continue;
+    }
+    if (fence !== undefined) {
+      const closing = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line)?.[1];
+      if (closing && closing[0] === fence[0] && closing.length >= fence.length) fence = undefined;
+      continue;
+    }
+    const command = /^\/([a-z_]+)(?:\s|$)/i.exec(line)?.[1];
+    if (command) state.quickActions.push({ author: author.username, command, line });
+  }
+}
+
 /** Options of `createDiscussion`. */
 export interface NewDiscussion {
   individualNote: boolean;
@@ -28,6 +52,7 @@ export function createDiscussion(
   options: NewDiscussion,
 ): DiscussionRecord {
   const diff = options.position !== undefined;
+  recordQuickActions(state, author, body);
   const note: NoteRecord = {
     id: state.nextId('note'),
     type: diff ? 'DiffNote' : options.individualNote ? null : 'DiscussionNote',
@@ -58,6 +83,7 @@ export function appendNote(
   author: UserRecord,
   body: string,
 ): NoteRecord {
+  recordQuickActions(state, author, body);
   const first = discussion.notes[0];
   if (discussion.individualNote) {
     discussion.individualNote = false;

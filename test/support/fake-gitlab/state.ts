@@ -120,6 +120,14 @@ export interface CommitStatusRecord {
 }
 
 /** Everything the fake stores. */
+/** A quick action found in a posted note: GitLab runs it as the note's author. */
+export interface QuickActionRecord {
+  author: string;
+  /** The command without its `/`, e.g. `merge`. */
+  command: string;
+  line: string;
+}
+
 export interface FakeState {
   users: Map<string, UserRecord>;
   projects: ProjectRecord[];
@@ -127,6 +135,8 @@ export interface FakeState {
   discussions: DiscussionRecord[];
   awards: AwardRecord[];
   statuses: CommitStatusRecord[];
+  /** Quick actions GitLab would have run from notes as they were posted (author, command, line). */
+  quickActions: QuickActionRecord[];
   nextId(kind: 'user' | 'project' | 'mr' | 'note' | 'version' | 'award' | 'status'): number;
   /** A monotonically increasing ISO timestamp (so creation order sorts). */
   now(): string;
@@ -149,6 +159,7 @@ export function createState(): FakeState {
     discussions: [],
     awards: [],
     statuses: [],
+    quickActions: [],
     nextId(kind) {
       const start = { user: 1, project: 101, mr: 5001, note: 90001, version: 701, award: 301, status: 40001 }[
         kind

@@ -151,6 +151,8 @@ export interface FakeGitLab {
   readonly requests: RecordedRequest[];
   readonly gitRequests: GitHttpRequest[];
   readonly violations: Violation[];
+  /** Quick actions found in posted notes (GitLab would have run them as the note's author). */
+  readonly quickActions: ReadonlyArray<{ author: string; command: string; line: string }>;
   /** Every discussion (individual notes included), oldest first. */
   readonly discussions: StoredDiscussion[];
   /** Every note (notes of discussions included), oldest first. */

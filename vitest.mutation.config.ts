@@ -19,6 +19,7 @@ export default defineConfig({
       'src/review/prompt.test.ts',
       // Memory markers.
       'src/review/memory/markers.test.ts',
+      'src/review/memory/markers-probe.test.ts',
       'src/review/memory/marker-position.test.ts',
       'src/review/memory/forgery.test.ts',
       'src/platforms/wire-markers.test.ts',

@@ -8,19 +8,13 @@
  * before it. Pure functions, used by the routing of events, by dismissals and by `serve`'s
  * start-up check.
  */
+import { PLATFORM_NAMES, type PlatformName } from '../platforms/records.js';
 
-/** The platform names an entry may start with (CONTRACT §4; `PLATFORM_NAMES` of the platforms). */
-export const ACCESS_PLATFORMS = [
-  'github',
-  'gitlab',
-  'gitea',
-  'bitbucket',
-  'bitbucket-server',
-  'azure-devops',
-] as const;
+/** The platform names an entry may start with (CONTRACT §4): the registered platforms. */
+export const ACCESS_PLATFORMS = PLATFORM_NAMES;
 
 /** One of `ACCESS_PLATFORMS`. */
-export type AccessPlatform = (typeof ACCESS_PLATFORMS)[number];
+export type AccessPlatform = PlatformName;
 
 /** An allow-list entry: the platform it is tied to (none: every platform) and the name. */
 export interface AccessEntry {

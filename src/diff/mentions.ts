@@ -8,7 +8,7 @@
 import { certainCodeRanges, type TextRange } from './code-regions.js';
 
 /** U+2060 WORD JOINER: invisible, and no username character on any platform. */
-const WORD_JOINER = '\u2060';
+export const WORD_JOINER = '\u2060';
 
 /** An `@`, or an HTML character reference that renders as one (`&#64;`, `&#x40;`, `&commat;`). */
 const AT = /@|&(?:#0*64|#[xX]0*40|commat);/g;

@@ -9,6 +9,7 @@ import type { ToolSandbox } from '../../agent/sandbox/types.js';
 import { codeSpan } from '../../diff/inline-code.js';
 import { fencedBlock } from '../../diff/markdown.js';
 import type { EarlierFinding } from '../../review/memory/state.js';
+import { shorten } from '../../review/verify/evidence.js';
 import { decodeProbe } from '../../review/verify/probe.js';
 import { rerunProbe, type ProbeRerun } from '../../review/verify/rerun-probe.js';
 import type { JobContext } from '../job-context.js';
@@ -22,14 +23,6 @@ export interface ProbeNote {
   finding: EarlierFinding;
   command: string;
   rerun: ProbeRerun;
-}
-
-/** Keeps the head and tail of `text` within `max` characters. */
-function shorten(text: string, max: number): string {
-  const trimmed = text.replace(/\s+$/, '');
-  if (trimmed.length <= max) return trimmed;
-  const half = Math.floor((max - 30) / 2);
-  return `${trimmed.slice(0, half)}\n… [output shortened] …\n${trimmed.slice(-half)}`;
 }
 
 /**
@@ -85,7 +78,10 @@ export function probeSentence(note: ProbeNote, timeoutSeconds: number): string {
         '',
         fencedBlock(note.command, 'sh'),
         '',
-        fencedBlock(shorten(rerun.output, MAX_PROBE_OUTPUT_CHARS) || '(no output)', 'text'),
+        fencedBlock(
+          shorten(rerun.output.replace(/\s+$/, ''), MAX_PROBE_OUTPUT_CHARS) || '(no output)',
+          'text',
+        ),
         '',
         '</details>',
       ].join('\n');

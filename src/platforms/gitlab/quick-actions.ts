@@ -9,8 +9,7 @@
  * stay as written).
  */
 import { certainCodeRanges } from '../../diff/code-regions.js';
-
-const WORD_JOINER = '\u2060';
+import { WORD_JOINER } from '../../diff/mentions.js';
 
 /** A `/` that starts a line, after at most some blanks. */
 const LINE_START_SLASH = /(^|[\r\n])([ \t]*)\//g;

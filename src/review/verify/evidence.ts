@@ -19,8 +19,8 @@ export const NOT_VERIFIED_LINE = '_Not verified by running code._';
 /** Marks where the middle of a long output was left out. */
 const CUT = '\n… [output shortened] …\n';
 
-/** Keeps the head and tail of `text` within `max` characters. */
-function shorten(text: string, max: number): string {
+/** Keeps the head and tail of `text` within `max` characters, marking the cut. Pure. */
+export function shorten(text: string, max: number): string {
   if (text.length <= max) return text;
   if (max <= CUT.length) return text.slice(0, Math.max(0, max));
   const head = Math.ceil((max - CUT.length) / 2);
